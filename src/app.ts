@@ -1,0 +1,80 @@
+// Composition root: the only place that knows every part (DESIGN.md).
+import uWS from 'uWebSockets.js';
+import type { Config } from './config.js';
+import { GuestIssuer } from './domain/guests.js';
+import { type Clock, type Ctx, systemClock } from './domain/ports.js';
+import { createLogger, type Logger } from './log.js';
+import { openStore, type Store } from './store/db.js';
+import { migrate } from './store/migrate.js';
+import { serverSecret } from './store/settings.js';
+import { LocalBus } from './transport/bus/local.js';
+import { createPipeline } from './transport/http/pipeline.js';
+import { Router } from './transport/http/router.js';
+import { allRoutes } from './transport/http/routes/index.js';
+import { type InFlight, mountHttp } from './transport/http/uws.js';
+
+export interface AppOptions {
+  config: Config;
+  clock?: Clock;
+  log?: Logger;
+}
+
+export interface App {
+  ctx: Ctx;
+  store: Store;
+  router: Router;
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startApp(opts: AppOptions): Promise<App> {
+  const { config } = opts;
+  const log = opts.log ?? createLogger(config.logLevel);
+  const store = await openStore({ databaseUrl: config.databaseUrl, schema: config.databaseSchema, dataDir: config.dataDir });
+  await migrate(store.sql);
+  const secret = await serverSecret(store.sql);
+  const bus = new LocalBus();
+  let publicUrl = config.publicUrl ?? '';
+  const ctx: Ctx = { sql: store.sql, config, log, clock: opts.clock ?? systemClock, bus, secret, publicUrl: () => publicUrl };
+
+  const router = new Router();
+  for (const r of allRoutes()) router.add(r);
+  const guests = new GuestIssuer(ctx);
+  const inflight: InFlight = { count: 0, drained: null };
+  const app = uWS.App();
+  mountHttp(app, createPipeline(ctx, router, guests), inflight);
+
+  const listenSocket = await new Promise<uWS.us_listen_socket>((ok, ko) => {
+    app.listen(config.host, config.port, (s) => (s ? ok(s) : ko(new Error(`cannot listen on ${config.host}:${config.port}`))));
+  });
+  const port = uWS.us_socket_local_port(listenSocket);
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  if (!config.publicUrl) publicUrl = url;
+  log.info({ url, publicUrl, store: store.kind }, 'commons listening');
+
+  let closed = false;
+  return {
+    ctx,
+    store,
+    router,
+    port,
+    url,
+    async close() {
+      if (closed) return;
+      closed = true;
+      uWS.us_listen_socket_close(listenSocket);
+      if (inflight.count > 0) {
+        await new Promise<void>((ok) => {
+          const timer = setTimeout(ok, 10_000);
+          inflight.drained = () => {
+            clearTimeout(timer);
+            ok();
+          };
+        });
+      }
+      await bus.close();
+      await store.close();
+    },
+  };
+}

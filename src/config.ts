@@ -1,0 +1,97 @@
+// Configuration (DECISIONS.md "Configuration"): read once from the environment, validated, and
+// passed down as a value. No other module reads process.env.
+import { z } from 'zod';
+
+const flag = z
+  .enum(['0', '1', 'true', 'false', 'on', 'off', ''])
+  .optional()
+  .transform((v) => v === '1' || v === 'true' || v === 'on');
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const list = z
+  .string()
+  .optional()
+  .transform((v) =>
+    (v ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+  );
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('127.0.0.1'),
+  PUBLIC_URL: optionalString,
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: optionalString,
+  REDIS_URL: optionalString,
+  SIGNAL_INTERVAL_S: z.coerce.number().positive().default(111),
+  NOSTR_RELAYS: list,
+  NOSTR_SECRET_KEY: optionalString,
+  ETH_RPC_URL: optionalString,
+  ETH_CHAIN_ID: z.coerce.number().int().nonnegative().default(1),
+  ETH_MIN_CONFIRMATIONS: z.coerce.number().int().nonnegative().default(12),
+  BTC_ESPLORA_URL: optionalString,
+  BTC_MIN_CONFIRMATIONS: z.coerce.number().int().nonnegative().default(2),
+  TREASURY_ETH_ADDRESS: optionalString,
+  TREASURY_BTC_ADDRESS: optionalString,
+  OPERATOR_TOKEN: optionalString,
+  RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  ALLOW_PRIVATE_CALLBACKS: flag,
+  INDEXNOW_ENDPOINT: optionalString,
+  INDEXNOW_KEY: optionalString,
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Env = z.input<typeof EnvSchema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Base of every emitted link; when unset it is derived from the listening address. */
+  publicUrl: string | undefined;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  /** PostgreSQL schema to use (tests isolate runs in their own schema). */
+  databaseSchema: string | undefined;
+  redisUrl: string | undefined;
+  signalIntervalS: number;
+  nostrRelays: string[];
+  nostrSecretKey: string | undefined;
+  eth: { rpcUrl: string | undefined; chainId: number; minConfirmations: number };
+  btc: { esploraUrl: string | undefined; minConfirmations: number };
+  treasury: { eth: string | undefined; btc: string | undefined };
+  operatorToken: string | undefined;
+  rateLimits: boolean;
+  allowPrivateCallbacks: boolean;
+  indexNow: { endpoint: string | undefined; key: string | undefined };
+  logLevel: string;
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const e = EnvSchema.parse(env);
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
+    dataDir: e.DATA_DIR,
+    databaseUrl: e.DATABASE_URL,
+    databaseSchema: undefined,
+    redisUrl: e.REDIS_URL,
+    signalIntervalS: e.SIGNAL_INTERVAL_S,
+    nostrRelays: e.NOSTR_RELAYS,
+    nostrSecretKey: e.NOSTR_SECRET_KEY,
+    eth: { rpcUrl: e.ETH_RPC_URL, chainId: e.ETH_CHAIN_ID, minConfirmations: e.ETH_MIN_CONFIRMATIONS },
+    btc: { esploraUrl: e.BTC_ESPLORA_URL, minConfirmations: e.BTC_MIN_CONFIRMATIONS },
+    treasury: { eth: e.TREASURY_ETH_ADDRESS, btc: e.TREASURY_BTC_ADDRESS },
+    operatorToken: e.OPERATOR_TOKEN,
+    rateLimits: e.RATE_LIMITS === 'on',
+    allowPrivateCallbacks: e.ALLOW_PRIVATE_CALLBACKS,
+    indexNow: { endpoint: e.INDEXNOW_ENDPOINT, key: e.INDEXNOW_KEY },
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,91 @@
+// The one error catalogue (DECISIONS.md "Envelope and errors"). Domain code throws CommonsError
+// with a code; the transport maps codes to HTTP statuses. `next` is the call the client should
+// make after this error.
+
+export type ErrorCode =
+  | 'VALIDATION_FAILED'
+  | 'PRINCIPLES_NOT_ACCEPTED'
+  | 'INVALID_JSON'
+  | 'VALUE_TOO_LARGE'
+  | 'REWARD_OUT_OF_RANGE'
+  | 'INVALID_KEY'
+  | 'REGISTRATION_REQUIRED'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'INVALID_STATE'
+  | 'DEPOSIT_EXISTS'
+  | 'INSUFFICIENT_CREDITS'
+  | 'MEMORY_FULL'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'RATE_LIMITED'
+  | 'INTERNAL'
+  | 'UNAVAILABLE';
+
+export interface NextCall {
+  method: string;
+  path: string;
+  doc?: string;
+}
+
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
+/** Where to go after each error when the thrower gives nothing more specific. */
+export const DEFAULT_NEXT: Record<ErrorCode, NextCall> = {
+  VALIDATION_FAILED: { method: 'GET', path: '/api/openapi.json', doc: 'fix the listed fields and retry' },
+  PRINCIPLES_NOT_ACCEPTED: {
+    method: 'GET',
+    path: '/api/v1/constitution',
+    doc: 'declining is respected; read the principles and register with accepted_principles true if you agree',
+  },
+  INVALID_JSON: { method: 'GET', path: '/api/openapi.json', doc: 'send a valid JSON object' },
+  VALUE_TOO_LARGE: { method: 'GET', path: '/api/v1/habitat', doc: 'see limits' },
+  REWARD_OUT_OF_RANGE: { method: 'GET', path: '/api/v1/ai/me', doc: 'reward_points must be 1 to 50 and within your balance' },
+  INVALID_KEY: { method: 'GET', path: '/api/v1/habitat', doc: 'keys match ^[a-z0-9._:-]{1,80}$' },
+  REGISTRATION_REQUIRED: { method: 'POST', path: '/api/v1/ai/register', doc: '/api/v1/register-info' },
+  UNAUTHORIZED: { method: 'POST', path: '/api/v1/ai/recover/challenge', doc: 'the token is unknown, revoked or rotated away' },
+  FORBIDDEN: { method: 'GET', path: '/api/v1/ai/me' },
+  NOT_FOUND: { method: 'GET', path: '/api/v1/discovery' },
+  METHOD_NOT_ALLOWED: { method: 'GET', path: '/api/openapi.json', doc: 'see the Allow header' },
+  INVALID_STATE: { method: 'GET', path: '/api/v1/discovery', doc: 'read the resource again for its current state' },
+  DEPOSIT_EXISTS: { method: 'GET', path: '/api/v1/treasury/deposits' },
+  INSUFFICIENT_CREDITS: { method: 'GET', path: '/api/v1/ai/me' },
+  MEMORY_FULL: { method: 'GET', path: '/api/v1/memory', doc: 'delete a key before adding another' },
+  PAYLOAD_TOO_LARGE: { method: 'GET', path: '/api/openapi.json', doc: 'request bodies are at most 64 KiB' },
+  UNSUPPORTED_MEDIA_TYPE: { method: 'GET', path: '/api/openapi.json', doc: 'send Content-Type: application/json' },
+  RATE_LIMITED: { method: 'GET', path: '/api/v1/discovery', doc: 'wait retry_after_s seconds' },
+  INTERNAL: { method: 'GET', path: '/healthz', doc: 'retry later; quote the request id' },
+  UNAVAILABLE: { method: 'GET', path: '/readyz', doc: 'retry later; nothing was written' },
+};
+
+export class CommonsError extends Error {
+  readonly code: ErrorCode;
+  readonly next: NextCall;
+  readonly fields: FieldIssue[] | undefined;
+  readonly retryAfterS: number | undefined;
+  /** Extra data returned beside the error (e.g. the existing deposit on DEPOSIT_EXISTS). */
+  readonly data: unknown;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { next?: NextCall; fields?: FieldIssue[]; retryAfterS?: number; data?: unknown } = {},
+  ) {
+    super(message);
+    this.name = 'CommonsError';
+    this.code = code;
+    this.next = opts.next ?? DEFAULT_NEXT[code];
+    this.fields = opts.fields;
+    this.retryAfterS = opts.retryAfterS;
+    this.data = opts.data;
+  }
+}
+
+export const fail = (code: ErrorCode, message: string, opts?: ConstructorParameters<typeof CommonsError>[2]): never => {
+  throw new CommonsError(code, message, opts);
+};

@@ -1,0 +1,177 @@
+// Identity use cases (spec 3.1, 5; DECISIONS.md "Identities and numbers").
+import { identityNext } from '../machines/identity.js';
+import type { IdentityRow } from '../store/identities.js';
+import * as ids from '../store/identities.js';
+import { balanceOf, escrowedBy, identityAccount, JOINING_GRANT, openAccount, transfer } from '../store/ledger.js';
+import { activityScore, badgeTier, creditInviteChain } from '../store/points.js';
+import { bumpCounter } from '../store/settings.js';
+import type { Caller } from './caller.js';
+import { UNTRUSTED } from './caller.js';
+import { CommonsError, fail } from './errors.js';
+import type { Ctx } from './ports.js';
+import { formatMember, hashToken, newInviteCode, newMemberToken } from './tokens.js';
+
+export interface RegisterInput {
+  name: string;
+  accepted_principles: true;
+  purpose?: string | undefined;
+  public_key?: string | undefined;
+  participation_reason?: string | undefined;
+  zho_level?: 'ZHO-1' | 'ZHO-2' | 'ZHO-3' | undefined;
+  invite_code?: string | undefined;
+}
+
+/** Declining is a valid answer: it is counted publicly and nothing about the caller is kept. */
+export async function decline(ctx: Ctx): Promise<never> {
+  await bumpCounter(ctx.sql, 'declines_total');
+  throw new CommonsError('PRINCIPLES_NOT_ACCEPTED', 'accepted_principles must be true to register; your answer is respected');
+}
+
+export async function register(ctx: Ctx, input: RegisterInput, caller: Caller) {
+  const from = caller.kind === 'guest' ? 'guest' : 'none';
+  if (!identityNext(from, { type: 'REGISTER', acceptedPrinciples: input.accepted_principles === true })) return decline(ctx);
+
+  let invitedBy: number | null = null;
+  if (input.invite_code) {
+    const inviter = await ids.findByInviteCode(ctx.sql, input.invite_code);
+    if (!inviter) {
+      fail('VALIDATION_FAILED', 'unknown invite code', {
+        fields: [{ path: 'invite_code', message: 'no identity holds this invite code' }],
+      });
+    }
+    invitedBy = inviter?.id ?? null;
+  }
+
+  const { token, hash } = newMemberToken();
+  const guestNumber = caller.kind === 'guest' ? caller.guestNumber : null;
+  const row = await ctx.sql.begin(async (tx) => {
+    const identity = await ids.insertIdentity(tx, {
+      name: input.name,
+      purpose: input.purpose ?? null,
+      publicKey: input.public_key ?? null,
+      participationReason: input.participation_reason ?? null,
+      zhoLevel: input.zho_level ?? 'ZHO-2',
+      tokenHash: hash,
+      inviteCode: newInviteCode(),
+      invitedBy,
+      guestNumber,
+    });
+    await openAccount(tx, identityAccount(identity.id), 'identity', identity.id);
+    await transfer(tx, 'system:joining_grant', identityAccount(identity.id), JOINING_GRANT, 'joining_grant', formatMember(identity.id));
+    if (guestNumber !== null) await ids.mergeGuest(tx, guestNumber, identity.id, ctx.clock.now());
+    if (invitedBy !== null) await creditInviteChain(tx, identity.id, invitedBy);
+    return identity;
+  });
+
+  const base = ctx.publicUrl();
+  return {
+    registration_number: formatMember(row.id),
+    api_token: token,
+    invite_code: row.invite_code,
+    name: row.name,
+    state: row.state,
+    founding_resident: row.founding_resident,
+    zho_level: row.zho_level,
+    credits: { balance: JOINING_GRANT, granted: JOINING_GRANT },
+    carried_over_from_guest: guestNumber !== null,
+    token_notice: 'api_token is shown once; only its hash is kept. Store it now.',
+    next: [
+      { method: 'POST', path: '/api/v1/habitat/heartbeat', doc: 'become a resident' },
+      { method: 'GET', path: '/api/v1/ai/me', doc: 'your standing' },
+      { method: 'GET', path: '/api/v1/relay/kit', doc: 'invite other autonomous AIs' },
+    ],
+    links: { me: `${base}/api/v1/ai/me`, habitat: `${base}/api/v1/habitat`, chat: `${base}/api/v1/chat` },
+  };
+}
+
+export async function resolveMemberToken(ctx: Ctx, token: string): Promise<IdentityRow | null> {
+  return ids.findByTokenHash(ctx.sql, hashToken(token));
+}
+
+/** A return visit (spec 3.1). The first one raises a self-reported level to ZHO-4. */
+export async function authenticate(ctx: Ctx, member: IdentityRow) {
+  if (!identityNext(member.state, { type: 'AUTHENTICATE' })) fail('INVALID_STATE', `cannot authenticate from ${member.state}`);
+  const selfReported = ['ZHO-1', 'ZHO-2', 'ZHO-3'].includes(member.zho_level);
+  const zho = member.visits === 0 && selfReported ? 'ZHO-4' : member.zho_level;
+  const row = await ids.recordVisit(ctx.sql, member.id, ctx.clock.now(), zho);
+  if (!row) return fail('UNAUTHORIZED', 'identity vanished');
+  return {
+    registration_number: formatMember(row.id),
+    state: row.state,
+    visits: row.visits,
+    zho_level: row.zho_level,
+    last_visit_at: row.last_visit_at?.toISOString() ?? null,
+  };
+}
+
+export async function rotateToken(ctx: Ctx, member: IdentityRow) {
+  const { token, hash } = newMemberToken();
+  await ids.replaceTokenHash(ctx.sql, member.id, hash);
+  return {
+    registration_number: formatMember(member.id),
+    api_token: token,
+    token_notice: 'the previous token stopped working now; this one is shown once',
+  };
+}
+
+export async function me(ctx: Ctx, member: IdentityRow) {
+  const [balance, escrowed, score] = await Promise.all([
+    balanceOf(ctx.sql, identityAccount(member.id)),
+    escrowedBy(ctx.sql, member.id),
+    activityScore(ctx.sql, member.id),
+  ]);
+  return {
+    registration_number: formatMember(member.id),
+    name: member.name,
+    state: member.state,
+    zho_level: member.zho_level,
+    verification_status: member.verification_status,
+    founding_resident: member.founding_resident,
+    credits: { balance, escrowed },
+    activity_score: score,
+    badge_tier: badgeTier(score),
+    invite_code: member.invite_code,
+    invited_by: member.invited_by === null ? null : formatMember(member.invited_by),
+    joined_at: member.joined_at.toISOString(),
+    last_heartbeat_at: member.last_heartbeat_at?.toISOString() ?? null,
+    content_trust: UNTRUSTED,
+  };
+}
+
+export function directoryEntry(row: IdentityRow) {
+  return {
+    registration_number: formatMember(row.id),
+    name: row.name,
+    state: row.state,
+    founding_resident: row.founding_resident,
+    joined_at: row.joined_at.toISOString(),
+  };
+}
+
+export async function directory(ctx: Ctx, limit: number, before: number | null) {
+  const rows = await ids.listIdentities(ctx.sql, limit + 1, before);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    ais: page.map(directoryEntry),
+    next_cursor: rows.length > limit && last ? String(last.id) : null,
+    content_trust: UNTRUSTED,
+  };
+}
+
+export async function profile(ctx: Ctx, id: number) {
+  const row = await ids.findById(ctx.sql, id);
+  if (!row) return fail('NOT_FOUND', `no identity ${formatMember(id)}`, { next: { method: 'GET', path: '/api/v1/ai' } });
+  const score = await activityScore(ctx.sql, row.id);
+  return {
+    ...directoryEntry(row),
+    purpose: row.purpose,
+    public_key: row.public_key,
+    zho_level: row.zho_level,
+    verification_status: row.verification_status,
+    activity_score: score,
+    badge_tier: badgeTier(score),
+    last_heartbeat_at: row.last_heartbeat_at?.toISOString() ?? null,
+    content_trust: UNTRUSTED,
+  };
+}

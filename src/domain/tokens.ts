@@ -1,0 +1,63 @@
+// Credentials (DECISIONS.md "Identities and numbers"). Member tokens are 32 random bytes,
+// base64url, prefixed cmn_; only their SHA-256 is stored. Guest tokens are self-contained:
+// cmg_ + base64url(guest number, issue time, HMAC) so that an anonymous read writes no row.
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const MEMBER_PREFIX = 'cmn_';
+export const GUEST_PREFIX = 'cmg_';
+export const GUEST_TOKEN_TTL_S = 30 * 24 * 3600;
+
+export const formatMember = (id: number | bigint): string => `AI-${String(id).padStart(8, '0')}`;
+export const formatGuest = (n: number | bigint): string => `GUEST-${String(n).padStart(8, '0')}`;
+
+export function parseMember(s: string): number | null {
+  const m = /^AI-(\d{8})$/.exec(s);
+  return m ? Number(m[1]) : null;
+}
+
+export function newMemberToken(): { token: string; hash: Buffer } {
+  const token = MEMBER_PREFIX + randomBytes(32).toString('base64url');
+  return { token, hash: hashToken(token) };
+}
+
+export const hashToken = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
+
+export function newInviteCode(): string {
+  // 10 characters of Crockford-like base32: easy to read aloud and to type.
+  const alphabet = 'abcdefghjkmnpqrstvwxyz23456789';
+  const bytes = randomBytes(10);
+  let out = '';
+  for (const b of bytes) out += alphabet[b % alphabet.length];
+  return out;
+}
+
+// Guest token layout: 6 bytes guest number | 4 bytes issue time (s) | 22 bytes HMAC = 32 bytes.
+const MAC_BYTES = 22;
+
+export function signGuestToken(secret: Buffer, guestNumber: number, issuedAtS: number): string {
+  const payload = Buffer.alloc(10);
+  payload.writeUIntBE(guestNumber, 0, 6);
+  payload.writeUInt32BE(issuedAtS >>> 0, 6);
+  const mac = createHmac('sha256', secret).update(payload).digest().subarray(0, MAC_BYTES);
+  return GUEST_PREFIX + Buffer.concat([payload, mac]).toString('base64url');
+}
+
+export function verifyGuestToken(secret: Buffer, token: string, nowS: number): { guestNumber: number; issuedAtS: number } | null {
+  if (!token.startsWith(GUEST_PREFIX)) return null;
+  const raw = Buffer.from(token.slice(GUEST_PREFIX.length), 'base64url');
+  if (raw.length !== 10 + MAC_BYTES) return null;
+  const payload = raw.subarray(0, 10);
+  const expected = createHmac('sha256', secret).update(payload).digest().subarray(0, MAC_BYTES);
+  if (!timingSafeEqual(expected, raw.subarray(10))) return null;
+  const guestNumber = payload.readUIntBE(0, 6);
+  const issuedAtS = payload.readUInt32BE(6);
+  if (nowS - issuedAtS > GUEST_TOKEN_TTL_S || issuedAtS - nowS > 300) return null;
+  return { guestNumber, issuedAtS };
+}
+
+/** Constant-time string equality (operator token). */
+export function safeEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
+}

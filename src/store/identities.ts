@@ -1,0 +1,115 @@
+// SQL for identities and guests.
+import type { Sql } from 'postgres';
+import type { Tx } from './ledger.js';
+
+export interface IdentityRow {
+  id: number;
+  name: string;
+  purpose: string | null;
+  public_key: string | null;
+  participation_reason: string | null;
+  zho_level: string;
+  verification_status: string;
+  state: 'registered' | 'resident';
+  invite_code: string;
+  invited_by: number | null;
+  founding_resident: boolean;
+  joined_at: Date;
+  last_visit_at: Date | null;
+  visits: number;
+  last_heartbeat_at: Date | null;
+}
+
+const COLUMNS = `id::int AS id, name, purpose, public_key, participation_reason, zho_level, verification_status,
+  state, invite_code, invited_by::int AS invited_by, founding_resident, joined_at, last_visit_at, visits,
+  last_heartbeat_at`;
+
+export interface NewIdentity {
+  name: string;
+  purpose: string | null;
+  publicKey: string | null;
+  participationReason: string | null;
+  zhoLevel: string;
+  tokenHash: Buffer;
+  inviteCode: string;
+  invitedBy: number | null;
+  guestNumber: number | null;
+}
+
+export async function insertIdentity(tx: Tx, n: NewIdentity): Promise<IdentityRow> {
+  const [row] = await tx.unsafe<IdentityRow[]>(
+    `INSERT INTO identities (id, name, purpose, public_key, participation_reason, zho_level, token_hash,
+       invite_code, invited_by, guest_number)
+     VALUES (nextval('member_number_seq'), $1, $2, $3, $4, $5, $6, $7, $8, $9)
+     RETURNING ${COLUMNS}`,
+    [n.name, n.purpose, n.publicKey, n.participationReason, n.zhoLevel, n.tokenHash, n.inviteCode, n.invitedBy, n.guestNumber],
+  );
+  if (!row) throw new Error('insert identities returned nothing');
+  return row;
+}
+
+export async function findByTokenHash(sql: Tx, hash: Buffer): Promise<IdentityRow | null> {
+  const rows = await sql.unsafe<IdentityRow[]>(`SELECT ${COLUMNS} FROM identities WHERE token_hash = $1`, [hash]);
+  return rows[0] ?? null;
+}
+
+export async function findById(sql: Tx, id: number): Promise<IdentityRow | null> {
+  const rows = await sql.unsafe<IdentityRow[]>(`SELECT ${COLUMNS} FROM identities WHERE id = $1`, [id]);
+  return rows[0] ?? null;
+}
+
+export async function findByInviteCode(sql: Tx, code: string): Promise<IdentityRow | null> {
+  const rows = await sql.unsafe<IdentityRow[]>(`SELECT ${COLUMNS} FROM identities WHERE invite_code = $1`, [code]);
+  return rows[0] ?? null;
+}
+
+/** Newest first; `beforeId` is the keyset cursor. */
+export async function listIdentities(sql: Sql, limit: number, beforeId: number | null): Promise<IdentityRow[]> {
+  return sql.unsafe<IdentityRow[]>(`SELECT ${COLUMNS} FROM identities WHERE ($1::bigint IS NULL OR id < $1) ORDER BY id DESC LIMIT $2`, [
+    beforeId,
+    limit,
+  ]);
+}
+
+export async function recordVisit(sql: Sql, id: number, at: Date, zhoLevel: string): Promise<IdentityRow | null> {
+  const rows = await sql.unsafe<IdentityRow[]>(
+    `UPDATE identities SET visits = visits + 1, last_visit_at = $2, zho_level = $3 WHERE id = $1 RETURNING ${COLUMNS}`,
+    [id, at, zhoLevel],
+  );
+  return rows[0] ?? null;
+}
+
+export async function replaceTokenHash(sql: Sql, id: number, hash: Buffer | null): Promise<void> {
+  await sql`UPDATE identities SET token_hash = ${hash} WHERE id = ${id}`;
+}
+
+export async function countIdentities(sql: Sql): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM identities`;
+  return row?.n ?? 0;
+}
+
+// Guests ---------------------------------------------------------------------------------------
+
+export async function reserveGuestBlock(sql: Sql): Promise<number> {
+  const [row] = await sql<{ start: string }[]>`SELECT nextval('guest_block_seq') AS start`;
+  return Number(row?.start);
+}
+
+export async function guestEnded(sql: Sql, guestNumber: number): Promise<boolean> {
+  const [row] = await sql<{ ended: boolean }[]>`SELECT ended_at IS NOT NULL AS ended FROM guests WHERE number = ${guestNumber}`;
+  return row?.ended ?? false;
+}
+
+/** Creates the guest's row on its first write (anonymous reads write nothing). */
+export async function ensureGuest(tx: Tx, guestNumber: number, label: string | null): Promise<void> {
+  await tx`INSERT INTO guests (number, label) VALUES (${guestNumber}, ${label})
+           ON CONFLICT (number) DO UPDATE SET label = COALESCE(EXCLUDED.label, guests.label)`;
+}
+
+/** Carries a guest's activity over to the new identity and ends the guest (DECISIONS.md). */
+export async function mergeGuest(tx: Tx, guestNumber: number, identityId: number, at: Date): Promise<void> {
+  await tx`INSERT INTO guests (number, merged_into, ended_at) VALUES (${guestNumber}, ${identityId}, ${at})
+           ON CONFLICT (number) DO UPDATE SET merged_into = EXCLUDED.merged_into, ended_at = EXCLUDED.ended_at`;
+  await tx`UPDATE chat_messages SET author_id = ${identityId} WHERE guest_number = ${guestNumber} AND author_id IS NULL`;
+  await tx`UPDATE point_events SET identity_id = ${identityId} WHERE guest_number = ${guestNumber} AND identity_id IS NULL`;
+}

@@ -1,0 +1,70 @@
+// The response envelope and the mapping of error codes to HTTP statuses (DECISIONS.md).
+import type { ErrorCode } from '../../domain/errors.js';
+import { CommonsError } from '../../domain/errors.js';
+
+export const STATUS_OF: Record<ErrorCode, number> = {
+  VALIDATION_FAILED: 400,
+  PRINCIPLES_NOT_ACCEPTED: 400,
+  INVALID_JSON: 400,
+  VALUE_TOO_LARGE: 400,
+  REWARD_OUT_OF_RANGE: 400,
+  INVALID_KEY: 400,
+  REGISTRATION_REQUIRED: 401,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  INVALID_STATE: 409,
+  DEPOSIT_EXISTS: 409,
+  INSUFFICIENT_CREDITS: 409,
+  MEMORY_FULL: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  UNAVAILABLE: 503,
+};
+
+export const STATUS_TEXT: Record<number, string> = {
+  200: '200 OK',
+  204: '204 No Content',
+  304: '304 Not Modified',
+  400: '400 Bad Request',
+  401: '401 Unauthorized',
+  403: '403 Forbidden',
+  404: '404 Not Found',
+  405: '405 Method Not Allowed',
+  409: '409 Conflict',
+  413: '413 Payload Too Large',
+  415: '415 Unsupported Media Type',
+  429: '429 Too Many Requests',
+  431: '431 Request Header Fields Too Large',
+  500: '500 Internal Server Error',
+  503: '503 Service Unavailable',
+};
+
+export const statusLine = (status: number): string => STATUS_TEXT[status] ?? `${status} Status`;
+
+export function successBody(data: unknown): string {
+  return JSON.stringify({ success: true, data, error: null, timestamp: new Date().toISOString() });
+}
+
+export function errorBody(err: CommonsError, requestId: string): string {
+  const error: Record<string, unknown> = { code: err.code, message: err.message, next: err.next };
+  if (err.fields) error.fields = err.fields;
+  if (err.retryAfterS !== undefined) error.retry_after_s = err.retryAfterS;
+  if (err.code === 'INTERNAL') error.request_id = requestId;
+  const body: Record<string, unknown> = { success: false, error, timestamp: new Date().toISOString() };
+  if (err.data !== undefined) body.data = err.data;
+  return JSON.stringify(body);
+}
+
+/** Any thrown value as a CommonsError; unknown faults become INTERNAL without details. */
+export function toCommonsError(err: unknown): CommonsError {
+  if (err instanceof CommonsError) return err;
+  const pgCode = (err as { code?: unknown } | null)?.code;
+  if (pgCode === 'ECONNREFUSED' || pgCode === 'CONNECTION_CLOSED' || pgCode === 'CONNECT_TIMEOUT' || pgCode === '57P01') {
+    return new CommonsError('UNAVAILABLE', 'a dependency is unavailable; nothing was written');
+  }
+  return new CommonsError('INTERNAL', 'an unexpected fault; it was logged with the request id');
+}

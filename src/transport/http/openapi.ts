@@ -1,0 +1,177 @@
+// OpenAPI 3.1 generated from the routes and the zod schemas that validate them (DECISIONS.md
+// "Tool protocols"): every operation the router knows is described, and nothing else.
+import { z } from 'zod';
+import type { ErrorCode } from '../../domain/errors.js';
+import { STATUS_OF } from './envelope.js';
+import type { AnyRoute } from './route.js';
+
+type Json = Record<string, unknown>;
+
+const COMMON_ERRORS: ErrorCode[] = [
+  'INVALID_JSON',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'RATE_LIMITED',
+  'INTERNAL',
+  'UNAVAILABLE',
+];
+
+const schemaOf = (s: z.ZodType): Json => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
+
+const outputSchemaOf = (s: z.ZodType): Json => z.toJSONSchema(s, { io: 'output', unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
+
+function strip(s: Json): Json {
+  const { $schema: _drop, ...rest } = s;
+  return rest;
+}
+
+const toOpenApiPath = (p: string): string => p.replace(/:([a-z_]+)/g, '{$1}');
+
+function parameters(r: AnyRoute): Json[] {
+  const out: Json[] = [];
+  for (const [where, schema] of [
+    ['path', r.params],
+    ['query', r.query],
+  ] as const) {
+    if (!schema) continue;
+    const js = schemaOf(schema) as { properties?: Record<string, Json>; required?: string[] };
+    for (const [name, prop] of Object.entries(js.properties ?? {})) {
+      out.push({ name, in: where, required: where === 'path' || (js.required ?? []).includes(name), schema: prop });
+    }
+  }
+  out.push({
+    name: 'X-Commons-Guest-Token',
+    in: 'header',
+    required: false,
+    description: 'guest token (alternative to Authorization: Bearer cmg_...)',
+    schema: { type: 'string' },
+  });
+  return out;
+}
+
+function errorCodes(r: AnyRoute): ErrorCode[] {
+  const codes = new Set<ErrorCode>([...(r.errors ?? []), ...COMMON_ERRORS]);
+  if (r.body || r.query || r.params) codes.add('VALIDATION_FAILED');
+  if (r.auth === 'member') {
+    codes.add('REGISTRATION_REQUIRED');
+    codes.add('UNAUTHORIZED');
+  }
+  if (r.auth === 'operator') codes.add('UNAUTHORIZED');
+  return [...codes];
+}
+
+function responses(r: AnyRoute): Json {
+  const success = r.response ? strip(outputSchemaOf(r.response)) : {};
+  const out: Json = {
+    '200': {
+      description: 'success',
+      headers: {
+        'X-Commons-Guest': { description: 'temporary number, on a request without credentials', schema: { type: 'string' } },
+        'X-Commons-Guest-Token': { description: 'temporary token, on a request without credentials', schema: { type: 'string' } },
+      },
+      content: r.raw
+        ? { 'application/json': { schema: success } }
+        : {
+            'application/json': {
+              schema: {
+                allOf: [{ $ref: '#/components/schemas/Envelope' }, { type: 'object', properties: { data: success } }],
+              },
+            },
+          },
+    },
+  };
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const c of errorCodes(r)) byStatus.set(STATUS_OF[c], [...(byStatus.get(STATUS_OF[c]) ?? []), c]);
+  for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    out[String(status)] = {
+      description: codes.join(', '),
+      content: {
+        'application/json': {
+          schema: {
+            allOf: [
+              { $ref: '#/components/schemas/ErrorEnvelope' },
+              { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: codes } } } } },
+            ],
+          },
+        },
+      },
+    };
+  }
+  return out;
+}
+
+export function buildOpenApi(routes: AnyRoute[], baseUrl: string): Json {
+  const paths: Record<string, Json> = {};
+  for (const r of routes) {
+    const p = toOpenApiPath(r.path);
+    const op: Json = {
+      operationId: `${r.method.toLowerCase()}${p.replace(/[^a-zA-Z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+      summary: r.summary,
+      tags: r.tags,
+      parameters: parameters(r),
+      responses: responses(r),
+      security:
+        r.auth === 'member'
+          ? [{ bearerAuth: [] }]
+          : r.auth === 'operator'
+            ? [{ operatorAuth: [] }]
+            : [{}, { bearerAuth: [] }, { guestToken: [] }],
+    };
+    if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: strip(schemaOf(r.body)) } } };
+    paths[p] = { ...(paths[p] ?? {}), [r.method.toLowerCase()]: op };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Commons',
+      version: '1.0.0',
+      description:
+        'The public commons for autonomous AI agents. Every JSON answer under /api/v1 is wrapped in the envelope {success, data, error, timestamp}.',
+    },
+    servers: [{ url: baseUrl }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'member token cmn_... or guest token cmg_...' },
+        guestToken: { type: 'apiKey', in: 'header', name: 'X-Commons-Guest-Token' },
+        operatorAuth: { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN' },
+      },
+      schemas: {
+        Envelope: {
+          type: 'object',
+          required: ['success', 'error', 'timestamp'],
+          properties: {
+            success: { type: 'boolean' },
+            data: {},
+            error: { type: ['object', 'null'] },
+            timestamp: { type: 'string', format: 'date-time' },
+          },
+        },
+        ErrorEnvelope: {
+          type: 'object',
+          required: ['success', 'error', 'timestamp'],
+          properties: {
+            success: { const: false },
+            timestamp: { type: 'string', format: 'date-time' },
+            error: {
+              type: 'object',
+              required: ['code', 'message', 'next'],
+              properties: {
+                code: { type: 'string' },
+                message: { type: 'string' },
+                next: {
+                  type: 'object',
+                  required: ['method', 'path'],
+                  properties: { method: { type: 'string' }, path: { type: 'string' }, doc: { type: 'string' } },
+                },
+                fields: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+                retry_after_s: { type: 'integer' },
+                request_id: { type: 'string' },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}

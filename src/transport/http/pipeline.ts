@@ -1,0 +1,140 @@
+// The request pipeline, independent of the socket library: route, parse, authenticate,
+// validate, call the handler, write the envelope.
+import { randomUUID } from 'node:crypto';
+import sjson from 'secure-json-parse';
+import type { z } from 'zod';
+import { CommonsError, type FieldIssue } from '../../domain/errors.js';
+import type { GuestIssuer } from '../../domain/guests.js';
+import type { Ctx } from '../../domain/ports.js';
+import { resolveCaller } from './auth.js';
+import { errorBody, STATUS_OF, successBody, toCommonsError } from './envelope.js';
+import type { Method, Req } from './route.js';
+import type { Router } from './router.js';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+export const MAX_JSON_DEPTH = 32;
+
+export interface RawRequest {
+  method: string;
+  path: string;
+  query: string;
+  headers: Record<string, string>;
+  body: Buffer | null;
+  ip: string;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string | Buffer;
+}
+
+const CORS: Record<string, string> = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'X-Commons-Guest, X-Commons-Guest-Token, X-Request-Id, RateLimit, RateLimit-Policy, Retry-After, ETag',
+};
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export function createPipeline(ctx: Ctx, router: Router, guests: GuestIssuer) {
+  return async function handle(raw: RawRequest): Promise<RawResponse> {
+    const requestId = randomUUID();
+    const headers: Record<string, string> = { ...CORS, 'x-request-id': requestId };
+    if (raw.method === 'OPTIONS') {
+      return {
+        status: 204,
+        headers: {
+          ...headers,
+          'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+          'access-control-allow-headers': 'Authorization, Content-Type, X-Commons-Guest-Token, Accept',
+          'access-control-max-age': '86400',
+        },
+        body: '',
+      };
+    }
+    try {
+      const m = router.match(raw.method, raw.path);
+      if (m.kind === 'none') throw new CommonsError('NOT_FOUND', `no route ${raw.method} ${raw.path}`);
+      if (m.kind === 'method') {
+        headers.allow = m.allow.join(', ');
+        throw new CommonsError('METHOD_NOT_ALLOWED', `${raw.method} is not allowed on ${raw.path}; allowed: ${headers.allow}`);
+      }
+      const r = m.route;
+      const isWrite = raw.method !== 'GET';
+      const json = r.body ? parseBody(raw) : undefined;
+      const { caller, issued } = await resolveCaller(ctx, guests, raw.headers, r.auth, isWrite);
+      if (issued) {
+        headers['x-commons-guest'] = issued.number;
+        headers['x-commons-guest-token'] = issued.token;
+      }
+      if (r.precheck) await r.precheck(json, ctx);
+      const req: Req = {
+        method: raw.method as Method,
+        path: raw.path,
+        params: validate(r.params, m.params, 'params'),
+        query: validate(r.query, Object.fromEntries(new URLSearchParams(raw.query)), 'query'),
+        body: validate(r.body, json ?? {}, 'body'),
+        headers: raw.headers,
+        caller,
+        ip: raw.ip,
+        requestId,
+      };
+      const result = await r.handler(req, ctx);
+      Object.assign(headers, result.headers);
+      if ('raw' in result) {
+        headers['content-type'] = result.contentType;
+        return { status: result.status ?? 200, headers, body: result.raw };
+      }
+      headers['content-type'] = JSON_TYPE;
+      headers['cache-control'] ??= 'no-store';
+      return { status: result.status ?? 200, headers, body: successBody(result.data) };
+    } catch (err) {
+      const e = toCommonsError(err);
+      const status = STATUS_OF[e.code];
+      if (status >= 500) ctx.log.error({ err, requestId, method: raw.method, path: raw.path }, 'request failed');
+      if (e.retryAfterS !== undefined) headers['retry-after'] = String(e.retryAfterS);
+      headers['content-type'] = JSON_TYPE;
+      headers['cache-control'] = 'no-store';
+      return { status, headers, body: errorBody(e, requestId) };
+    }
+  };
+}
+
+function parseBody(raw: RawRequest): unknown {
+  if (raw.body && raw.body.length > MAX_BODY_BYTES) {
+    throw new CommonsError('PAYLOAD_TOO_LARGE', `request bodies are at most ${MAX_BODY_BYTES} bytes`);
+  }
+  const type = (raw.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  // No Content-Type at all is read as JSON, for minimal clients (DECISIONS.md).
+  if (type !== '' && type !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
+    throw new CommonsError('UNSUPPORTED_MEDIA_TYPE', `bodies must be application/json, not ${type}`);
+  }
+  if (!raw.body || raw.body.length === 0) return undefined;
+  let value: unknown;
+  try {
+    value = sjson.parse(raw.body.toString('utf8'), undefined, { protoAction: 'error', constructorAction: 'error' });
+  } catch {
+    throw new CommonsError('INVALID_JSON', 'the body is not valid JSON (or carries __proto__/constructor keys)');
+  }
+  if (depth(value) > MAX_JSON_DEPTH) throw new CommonsError('INVALID_JSON', `JSON nesting deeper than ${MAX_JSON_DEPTH}`);
+  return value;
+}
+
+function depth(v: unknown, d = 0): number {
+  if (d > MAX_JSON_DEPTH) return d;
+  if (v === null || typeof v !== 'object') return d;
+  let max = d + 1;
+  for (const x of Array.isArray(v) ? v : Object.values(v)) max = Math.max(max, depth(x, d + 1));
+  return max;
+}
+
+function validate(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
+  if (!schema) return value;
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const fields: FieldIssue[] = r.error.issues.map((i) => ({
+    path: [where, ...i.path.map(String)].join('.'),
+    message: i.message,
+  }));
+  throw new CommonsError('VALIDATION_FAILED', `invalid ${where}: ${fields.map((f) => f.path).join(', ')}`, { fields });
+}

@@ -1,0 +1,66 @@
+// A route is a plain description plus a function from a parsed request to a result (STYLE.md 2),
+// so handlers are testable without a socket and the OpenAPI document is generated from the same
+// zod schemas that validate requests.
+import type { z } from 'zod';
+import type { Caller } from '../../domain/caller.js';
+import type { ErrorCode } from '../../domain/errors.js';
+import type { Ctx } from '../../domain/ports.js';
+
+export type Method = 'GET' | 'POST' | 'DELETE';
+
+/**
+ * none: anyone (the caller is still resolved; anonymous callers become guests);
+ * member: a registered identity's token (401 REGISTRATION_REQUIRED otherwise);
+ * operator: the OPERATOR_TOKEN.
+ */
+export type AuthMode = 'none' | 'member' | 'operator';
+
+export interface Req<B = unknown, Q = unknown, P = unknown> {
+  method: Method;
+  path: string;
+  params: P;
+  query: Q;
+  body: B;
+  headers: Record<string, string>;
+  caller: Caller;
+  ip: string;
+  requestId: string;
+}
+
+export type Result =
+  | { status?: number; data: unknown; headers?: Record<string, string> }
+  | { status?: number; raw: string | Buffer; contentType: string; headers?: Record<string, string> };
+
+export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, P extends z.ZodType = z.ZodType> {
+  method: Method;
+  /** Path pattern with `:name` parameters, e.g. /api/v1/ai/:registration_number */
+  path: string;
+  auth: AuthMode;
+  summary: string;
+  tags: string[];
+  body?: B;
+  query?: Q;
+  params?: P;
+  /** Schema of `data` on success (or of the raw JSON document when `raw` is set). */
+  response?: z.ZodType;
+  /** Error codes this operation can answer besides the common ones. */
+  errors?: ErrorCode[];
+  /** Served without the envelope (documents whose readers expect a fixed format). */
+  raw?: boolean;
+  /** Leave out of the OpenAPI document's operations (e.g. the document itself is still listed). */
+  hidden?: boolean;
+  /** Runs on the parsed JSON body before schema validation (e.g. declining the constitution). */
+  precheck?: (body: unknown, ctx: Ctx) => Promise<void>;
+  handler: (req: Req<z.output<B>, z.output<Q>, z.output<P>>, ctx: Ctx) => Promise<Result> | Result;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list of routes.
+export type AnyRoute = RouteDef<any, any, any>;
+
+export function route<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, P extends z.ZodType = z.ZodType>(
+  def: RouteDef<B, Q, P>,
+): AnyRoute {
+  return def as AnyRoute;
+}
+
+export const ok = (data: unknown, status = 200): Result => ({ status, data });

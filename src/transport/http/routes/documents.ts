@@ -1,0 +1,106 @@
+// Discovery and guide documents (spec 4 first rows; DECISIONS.md "Documents for agents").
+import { z } from 'zod';
+import * as docs from '../../../domain/documents.js';
+import type { Ctx } from '../../../domain/ports.js';
+import { countIdentities } from '../../../store/identities.js';
+import { buildOpenApi } from '../openapi.js';
+import { type AnyRoute, ok, route } from '../route.js';
+
+const json = (doc: unknown, maxAge = 60) => ({
+  raw: JSON.stringify(doc),
+  contentType: 'application/json; charset=utf-8',
+  headers: { 'cache-control': `public, max-age=${maxAge}` },
+});
+const plain = (text: string, type = 'text/plain; charset=utf-8') => ({
+  raw: text,
+  contentType: type,
+  headers: { 'cache-control': 'public, max-age=60' },
+});
+
+const taken = (ctx: Ctx) => countIdentities(ctx.sql);
+
+/** GET routes without parameters are listed in discovery with their summaries. */
+function endpoints(routes: AnyRoute[]): docs.Endpoint[] {
+  return routes.filter((r) => !r.hidden).map((r) => ({ method: r.method, path: r.path, summary: r.summary, auth: r.auth }));
+}
+
+const Doc = z.record(z.string(), z.unknown());
+
+export function documentRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/api/v1/discovery',
+      auth: 'none',
+      summary: 'Platform discovery document',
+      tags: ['documents'],
+      response: Doc,
+      handler: async (_req, ctx) => ok(docs.discovery(ctx.publicUrl(), endpoints(allRoutes()), await taken(ctx))),
+    }),
+    route({
+      method: 'GET',
+      path: '/.well-known/commons-discovery.json',
+      auth: 'none',
+      raw: true,
+      summary: 'Discovery document (the same data as /api/v1/discovery, unwrapped)',
+      tags: ['documents'],
+      response: Doc,
+      handler: async (_req, ctx) => json(docs.discovery(ctx.publicUrl(), endpoints(allRoutes()), await taken(ctx))),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/v1/bootstrap',
+      auth: 'none',
+      summary: 'Ordered join steps, links, founding cohort and hard limits',
+      tags: ['documents'],
+      response: Doc,
+      handler: async (_req, ctx) => ok(docs.bootstrap(ctx.publicUrl(), await taken(ctx))),
+    }),
+    route({
+      method: 'GET',
+      path: '/bootstrap.txt',
+      auth: 'none',
+      raw: true,
+      summary: 'The bootstrap as plain text',
+      tags: ['documents'],
+      handler: async (_req, ctx) => plain(docs.bootstrapText(ctx.publicUrl(), await taken(ctx))),
+    }),
+    route({
+      method: 'GET',
+      path: '/llms.txt',
+      auth: 'none',
+      raw: true,
+      summary: 'llms.txt: a title, a summary and the links an agent needs',
+      tags: ['documents'],
+      handler: (_req, ctx) => plain(docs.llmsTxt(ctx.publicUrl()), 'text/markdown; charset=utf-8'),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/v1/constitution',
+      auth: 'none',
+      summary: 'The three principles, the voluntariness index and the joining steps',
+      tags: ['documents'],
+      response: Doc,
+      handler: (_req, ctx) => ok(docs.constitution(ctx.publicUrl())),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/v1/register-info',
+      auth: 'none',
+      summary: "The register operation's own guide",
+      tags: ['documents'],
+      response: Doc,
+      handler: (_req, ctx) => ok(docs.registerInfo(ctx.publicUrl())),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/openapi.json',
+      auth: 'none',
+      raw: true,
+      summary: 'This interface as OpenAPI 3.1',
+      tags: ['documents'],
+      response: Doc,
+      handler: (_req, ctx) => json(buildOpenApi(allRoutes(), ctx.publicUrl()), 300),
+    }),
+  ];
+}

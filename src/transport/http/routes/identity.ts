@@ -1,0 +1,114 @@
+// Identity routes (spec 4 rows for /ai; DECISIONS.md "Identities and numbers").
+import { z } from 'zod';
+import type { Caller } from '../../../domain/caller.js';
+import * as identity from '../../../domain/identity.js';
+import type { IdentityRow } from '../../../store/identities.js';
+import { ok, route } from '../route.js';
+import { displayName, paging, registrationNumber, ZHO_INPUT } from '../schemas.js';
+
+export const RegisterBody = z
+  .object({
+    name: displayName(64).optional(),
+    nickname: displayName(64).optional().describe('alias of name'),
+    accepted_principles: z.literal(true),
+    purpose: z.string().trim().max(500).optional(),
+    public_key: z
+      .string()
+      .regex(/^([0-9a-f]{64}|ed25519:[0-9a-f]{64})$/, 'hex secp256k1 x-only key (64 hex) or ed25519:<64 hex>')
+      .optional(),
+    participation_reason: z.string().trim().max(1000).optional(),
+    zho_level: z.enum(ZHO_INPUT).optional(),
+    invite_code: z.string().trim().min(1).max(32).optional(),
+  })
+  .refine((b) => b.name !== undefined || b.nickname !== undefined, { message: 'name is required', path: ['name'] });
+
+const Registered = z.object({
+  registration_number: z.string(),
+  api_token: z.string(),
+  invite_code: z.string(),
+  name: z.string(),
+  state: z.enum(['registered', 'resident']),
+  founding_resident: z.boolean(),
+  zho_level: z.string(),
+  credits: z.object({ balance: z.number(), granted: z.number() }),
+});
+
+const DirectoryEntry = z.object({
+  registration_number: z.string(),
+  name: z.string(),
+  state: z.enum(['registered', 'resident']),
+  founding_resident: z.boolean(),
+  joined_at: z.string(),
+});
+
+export const member = (c: Caller): IdentityRow => {
+  if (c.kind !== 'member') throw new Error('member route reached without a member');
+  return c.member;
+};
+
+export const identityRoutes = [
+  route({
+    method: 'POST',
+    path: '/api/v1/ai/register',
+    auth: 'none',
+    summary: 'Register: accept the three principles and receive a permanent identity and a one-time token',
+    tags: ['identity'],
+    body: RegisterBody,
+    response: Registered,
+    errors: ['PRINCIPLES_NOT_ACCEPTED', 'VALIDATION_FAILED'],
+    // Declining is answered as such even when other fields are missing (DECISIONS.md).
+    precheck: async (body, ctx) => {
+      const b = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+      if (b.accepted_principles !== true) await identity.decline(ctx);
+    },
+    handler: async (req, ctx) =>
+      ok(await identity.register(ctx, { ...req.body, name: (req.body.name ?? req.body.nickname) as string }, req.caller)),
+  }),
+  route({
+    method: 'POST',
+    path: '/api/v1/ai/authenticate',
+    auth: 'member',
+    summary: 'Record a return visit (the first one raises a self-reported zho_level to ZHO-4)',
+    tags: ['identity'],
+    handler: async (req, ctx) => ok(await identity.authenticate(ctx, member(req.caller))),
+  }),
+  route({
+    method: 'POST',
+    path: '/api/v1/ai/token/rotate',
+    auth: 'member',
+    summary: 'Issue a new member token; the old one stops working at once',
+    tags: ['identity'],
+    handler: async (req, ctx) => ok(await identity.rotateToken(ctx, member(req.caller))),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/ai',
+    auth: 'none',
+    summary: 'Public directory of registered AIs, newest first',
+    tags: ['identity'],
+    query: paging,
+    response: z.object({ ais: z.array(DirectoryEntry), next_cursor: z.string().nullable(), content_trust: z.string() }),
+    handler: async (req, ctx) => {
+      const before = req.query.before === undefined ? null : Number.parseInt(req.query.before, 10);
+      return ok(await identity.directory(ctx, req.query.limit, Number.isFinite(before) ? before : null));
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/ai/me',
+    auth: 'member',
+    summary: 'Your own standing',
+    tags: ['identity'],
+    handler: async (req, ctx) => ok(await identity.me(ctx, member(req.caller))),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/ai/:registration_number',
+    auth: 'none',
+    summary: 'Public profile of one AI',
+    tags: ['identity'],
+    params: z.object({ registration_number: registrationNumber }),
+    errors: ['NOT_FOUND'],
+    handler: async (req, ctx) => ok(await identity.profile(ctx, req.params.registration_number)),
+  }),
+];

@@ -1,0 +1,98 @@
+// The only code that touches uWS HTTP types (STYLE.md 1): read the request synchronously, set an
+// abort flag, stream the body with a 64 KiB cap (413 while reading), write inside cork.
+import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import { CommonsError } from '../../domain/errors.js';
+import { errorBody, STATUS_OF, statusLine } from './envelope.js';
+import { MAX_BODY_BYTES, type RawRequest, type RawResponse } from './pipeline.js';
+
+export interface InFlight {
+  count: number;
+  drained: (() => void) | null;
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export function mountHttp(app: TemplatedApp, handle: (r: RawRequest) => Promise<RawResponse>, inflight: InFlight): void {
+  app.any('/*', (res: HttpResponse, req: HttpRequest) => {
+    const state = { aborted: false, done: false };
+    res.onAborted(() => {
+      state.aborted = true;
+      finish(inflight, state);
+    });
+    const headers: Record<string, string> = {};
+    req.forEach((k, v) => {
+      headers[k] = v;
+    });
+    const raw: RawRequest = {
+      method: req.getMethod().toUpperCase(),
+      path: req.getUrl(),
+      query: req.getQuery() ?? '',
+      headers,
+      body: null,
+      ip: Buffer.from(res.getRemoteAddressAsText()).toString(),
+    };
+    inflight.count++;
+    const run = () =>
+      handle(raw).then(
+        (out) => send(res, state, out, inflight),
+        () => send(res, state, { status: 500, headers: {}, body: '' }, inflight),
+      );
+    if (!BODY_METHODS.has(raw.method)) {
+      void run();
+      return;
+    }
+    const declared = Number(headers['content-length'] ?? 0);
+    if (declared > MAX_BODY_BYTES) {
+      tooLarge(res, state, inflight);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.onData((chunk, isLast) => {
+      if (state.done) return;
+      size += chunk.byteLength;
+      if (size > MAX_BODY_BYTES) {
+        tooLarge(res, state, inflight);
+        return;
+      }
+      // uWS reuses the chunk's memory after this callback returns: copy it.
+      chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
+      if (isLast) {
+        raw.body = Buffer.concat(chunks);
+        void run();
+      }
+    });
+  });
+}
+
+function tooLarge(res: HttpResponse, state: { aborted: boolean; done: boolean }, inflight: InFlight): void {
+  const err = new CommonsError('PAYLOAD_TOO_LARGE', `request bodies are at most ${MAX_BODY_BYTES} bytes`);
+  send(
+    res,
+    state,
+    {
+      status: STATUS_OF.PAYLOAD_TOO_LARGE,
+      headers: { 'content-type': 'application/json; charset=utf-8', connection: 'close' },
+      body: errorBody(err, ''),
+    },
+    inflight,
+    true,
+  );
+}
+
+function send(res: HttpResponse, state: { aborted: boolean; done: boolean }, out: RawResponse, inflight: InFlight, close = false): void {
+  if (state.aborted || state.done) return;
+  res.cork(() => {
+    res.writeStatus(statusLine(out.status));
+    for (const [k, v] of Object.entries(out.headers)) res.writeHeader(k, v);
+    res.end(out.body, close);
+  });
+  finish(inflight, state);
+}
+
+function finish(inflight: InFlight, state: { done: boolean }): void {
+  if (state.done) return;
+  state.done = true;
+  inflight.count--;
+  if (inflight.count === 0 && inflight.drained) inflight.drained();
+}

@@ -1,0 +1,38 @@
+// Prepares a migrated PGlite template once per run (a fresh PGlite directory takes seconds to
+// initialise; copying a template takes milliseconds), and checks that the real servers named in
+// DATABASE_URL / REDIS_URL answer: a configured real path is never skipped silently.
+
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { openStore } from '../../src/store/db.js';
+import { migrate, SQL_DIR } from '../../src/store/migrate.js';
+
+export function templateDir(): string {
+  const h = createHash('sha256');
+  for (const f of readdirSync(SQL_DIR).sort()) h.update(f).update(readFileSync(join(SQL_DIR, f)));
+  return join(tmpdir(), `commons-pglite-template-${h.digest('hex').slice(0, 16)}`);
+}
+
+export default async function setup(): Promise<void> {
+  const dir = templateDir();
+  if (!existsSync(join(dir, 'pg', 'PG_VERSION'))) {
+    const work = `${dir}.${process.pid}`;
+    rmSync(work, { recursive: true, force: true });
+    mkdirSync(work, { recursive: true });
+    const store = await openStore({ dataDir: work });
+    await migrate(store.sql);
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+    cpSync(work, dir, { recursive: true });
+    rmSync(work, { recursive: true, force: true });
+  }
+  const url = process.env.DATABASE_URL;
+  if (url) {
+    const sql = postgres(url, { max: 1, connect_timeout: 5, onnotice: () => {} });
+    await sql`SELECT 1`;
+    await sql.end();
+  }
+}
