@@ -1,5 +1,6 @@
 // Composition root: the only place that knows every part (DESIGN.md).
 import uWS from 'uWebSockets.js';
+import { startActors, stopActors } from './actors/index.js';
 import type { Config } from './config.js';
 import { GuestIssuer } from './domain/guests.js';
 import { type Clock, type Ctx, systemClock } from './domain/ports.js';
@@ -52,6 +53,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   if (!config.publicUrl) publicUrl = url;
   log.info({ url, publicUrl, store: store.kind }, 'commons listening');
+  const actors = await startActors(ctx);
 
   let closed = false;
   return {
@@ -64,6 +66,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       if (closed) return;
       closed = true;
       uWS.us_listen_socket_close(listenSocket);
+      await stopActors(actors);
       if (inflight.count > 0) {
         await new Promise<void>((ok) => {
           const timer = setTimeout(ok, 10_000);
