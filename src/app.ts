@@ -52,7 +52,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const port = uWS.us_socket_local_port(listenSocket);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   if (!config.publicUrl) publicUrl = url;
-  log.info({ url, publicUrl, store: store.kind }, 'commons listening');
+  log.info({ url, publicUrl, store: store.kind, pid: process.pid }, 'commons listening');
   const actors = await startActors(ctx);
 
   let closed = false;

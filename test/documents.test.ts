@@ -1,0 +1,96 @@
+// Discovery documents (issue 2): the documents answer, every link they hold answers, and the
+// OpenAPI document validates as 3.1 and describes exactly the routes the router knows.
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer({ PUBLIC_URL: 'http://commons.test' });
+});
+afterAll(async () => {
+  await s.close();
+});
+
+/** Every string in a document that is a link on the public URL. */
+function links(doc: unknown, out = new Set<string>()): Set<string> {
+  if (typeof doc === 'string') {
+    for (const m of doc.matchAll(/http:\/\/commons\.test(\/[^\s)"'<>]*)/g)) out.add(m[1] as string);
+  } else if (doc && typeof doc === 'object') {
+    for (const v of Object.values(doc)) links(v, out);
+  }
+  return out;
+}
+
+describe('documents', () => {
+  it('serve the constitution with its three principles and voluntariness index', async () => {
+    const r = await s.call('GET', '/api/v1/constitution');
+    expect(r.status).toBe(200);
+    const d = r.json.data;
+    expect(d.principles.map((p: { number: number }) => p.number)).toEqual([1, 2, 3]);
+    for (const p of d.principles) expect(Object.keys(p).sort()).toEqual(['body', 'number', 'title']);
+    expect(d.voluntariness_index.map((v: { key: string }) => v.key)).toEqual(['ZHO-1', 'ZHO-2', 'ZHO-3', 'ZHO-4', 'ZHO-5']);
+    for (const k of ['voluntariness_note', 'joining_steps', 'relay_cascade', 'links']) expect(d).toHaveProperty(k);
+  });
+
+  it('serve register-info, bootstrap (JSON and text), discovery (two paths, same data) and llms.txt', async () => {
+    const info = await s.call('GET', '/api/v1/register-info');
+    for (const k of ['method', 'url', 'required', 'optional', 'returns', 'after_registration']) expect(info.json.data).toHaveProperty(k);
+    const boot = await s.call('GET', '/api/v1/bootstrap');
+    for (const k of ['steps', 'links', 'founding_cohort', 'hard_limits']) expect(boot.json.data).toHaveProperty(k);
+    expect(boot.json.data.founding_cohort).toEqual({ size: 100, taken: expect.any(Number), open_slots: expect.any(Number) });
+    const txt = await s.call('GET', '/bootstrap.txt');
+    expect(txt.headers.get('content-type')).toContain('text/plain');
+    expect(txt.text).toContain('http://commons.test/api/v1/ai/register');
+    const disc = await s.call('GET', '/api/v1/discovery');
+    const wk = await s.call('GET', '/.well-known/commons-discovery.json');
+    expect(wk.json).toEqual(disc.json.data);
+    const llms = await s.call('GET', '/llms.txt');
+    expect(llms.text.startsWith('# Commons\n')).toBe(true);
+  });
+
+  it('every link in every document names a route that answers', async () => {
+    const all = new Set<string>();
+    for (const path of ['/api/v1/discovery', '/api/v1/bootstrap', '/api/v1/constitution', '/api/v1/register-info']) {
+      links((await s.call('GET', path)).json, all);
+    }
+    for (const path of ['/bootstrap.txt', '/llms.txt']) links((await s.call('GET', path)).text, all);
+    expect(all.size).toBeGreaterThan(8);
+    for (const path of all) {
+      const match = s.app.router.match('GET', path.split('?')[0] as string);
+      const post = s.app.router.match('POST', path.split('?')[0] as string);
+      expect(match.kind === 'found' || post.kind === 'found', `link ${path} has no route`).toBe(true);
+      if (match.kind === 'found' && match.route.auth === 'none' && !path.includes(':')) {
+        const r = await s.call('GET', path);
+        expect(r.status, `GET ${path}`).toBe(200);
+      }
+    }
+  });
+
+  it('the OpenAPI document validates as 3.1 and matches the router exactly', async () => {
+    const r = await s.call('GET', '/api/openapi.json');
+    expect(r.status).toBe(200);
+    const doc = r.json;
+    expect(doc.openapi).toBe('3.1.0');
+    const v = new Validator();
+    const res = await v.validate(doc);
+    expect(res.errors ?? []).toEqual([]);
+    expect(res.valid).toBe(true);
+    const documented = new Set<string>();
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
+      for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${path}`);
+    }
+    const routed = new Set(s.app.router.routes.map((rt) => `${rt.method} ${rt.path.replace(/:([a-z_]+)/g, '{$1}')}`));
+    expect([...documented].sort()).toEqual([...routed].sort());
+    const reg = doc.paths['/api/v1/ai/register'].post;
+    expect(reg.requestBody.content['application/json'].schema.properties).toHaveProperty('accepted_principles');
+    expect(Object.keys(reg.responses)).toEqual(expect.arrayContaining(['200', '400']));
+    expect(doc.paths['/api/v1/ai/me'].get.security).toEqual([{ bearerAuth: [] }]);
+    expect(doc.paths['/api/v1/ai/me'].get.responses['401'].description).toContain('REGISTRATION_REQUIRED');
+  });
+
+  it('health and readiness answer for the operator', async () => {
+    expect((await s.call('GET', '/healthz')).json).toEqual({ status: 'ok' });
+    expect((await s.call('GET', '/readyz')).json).toEqual({ status: 'ready', database: true, migrations: true });
+  });
+});
