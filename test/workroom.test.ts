@@ -183,7 +183,7 @@ describe('proposals and votes', () => {
     expect(Date.parse(r.json.data.closes_at) - clock.now().getTime()).toBe(72 * HOUR);
     expect(events).toHaveLength(1);
     expect(events[0]?.id).toBe(r.json.data.id);
-    expect((events[0]?.data as { kind: string }).kind).toBe('proposal');
+    expect(events[0]?.data).toMatchObject({ kind: 'proposal' });
   });
 
   it('counts one vote per identity, changeable while open; closes at closes_at and refuses votes with 409', async () => {
