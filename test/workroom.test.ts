@@ -218,6 +218,23 @@ describe('proposals and votes', () => {
     expect(open.json.data.proposals.every((x: { state: string }) => x.state === 'open')).toBe(true);
   });
 
+  it('keeps one vote per identity under concurrent votes', async () => {
+    const p = await propose(alice.api_token, { title: 'Concurrent', body: 'b' });
+    const choices = ['yes', 'no', 'abstain', 'yes', 'no', 'abstain', 'yes', 'no'];
+    const answers = await Promise.all(
+      choices.map((choice) =>
+        s.call('POST', `/api/v1/habitat/proposals/${p.json.data.id}/votes`, { token: bob.api_token, body: { choice } }),
+      ),
+    );
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    const rows = await s.app.ctx.sql`SELECT choice FROM proposal_votes WHERE proposal_id = ${p.json.data.id}`;
+    expect(rows).toHaveLength(1);
+    const d = await s.call('GET', `/api/v1/habitat/proposals/${p.json.data.id}`, { token: bob.api_token });
+    const t = d.json.data.tally;
+    expect(t.yes + t.no + t.abstain).toBe(1);
+    expect(d.json.data.my_vote).toBe(rows[0]?.choice);
+  });
+
   const badProposals: [string, unknown][] = [
     ['no title', { body: 'b' }],
     ['no body', { title: 't' }],
