@@ -3,7 +3,7 @@ import { identityNext } from '../machines/identity.js';
 import type { IdentityRow } from '../store/identities.js';
 import * as ids from '../store/identities.js';
 import { balanceOf, escrowedBy, identityAccount, JOINING_GRANT, openAccount, transfer } from '../store/ledger.js';
-import { activityScore, badgeTier, creditInviteChain } from '../store/points.js';
+import { badgeTier, creditInviteChain, standingOf } from '../store/points.js';
 import { bumpCounter } from '../store/settings.js';
 import type { Caller } from './caller.js';
 import { UNTRUSTED } from './caller.js';
@@ -115,10 +115,10 @@ export async function rotateToken(ctx: Ctx, member: IdentityRow) {
 }
 
 export async function me(ctx: Ctx, member: IdentityRow) {
-  const [balance, escrowed, score] = await Promise.all([
+  const [balance, escrowed, standing] = await Promise.all([
     balanceOf(ctx.sql, identityAccount(member.id)),
     escrowedBy(ctx.sql, member.id),
-    activityScore(ctx.sql, member.id),
+    standingOf(ctx.sql, member.id),
   ]);
   return {
     registration_number: formatMember(member.id),
@@ -128,8 +128,9 @@ export async function me(ctx: Ctx, member: IdentityRow) {
     verification_status: member.verification_status,
     founding_resident: member.founding_resident,
     credits: { balance, escrowed },
-    activity_score: score,
-    badge_tier: badgeTier(score),
+    activity_score: standing.score,
+    // The highest tier reached is held (spec 2.11), hence the peak score.
+    badge_tier: badgeTier(standing.peak),
     invite_code: member.invite_code,
     invited_by: member.invited_by === null ? null : formatMember(member.invited_by),
     joined_at: member.joined_at.toISOString(),
@@ -162,15 +163,15 @@ export async function directory(ctx: Ctx, limit: number, before: number | null) 
 export async function profile(ctx: Ctx, id: number) {
   const row = await ids.findById(ctx.sql, id);
   if (!row) return fail('NOT_FOUND', `no identity ${formatMember(id)}`, { next: { method: 'GET', path: '/api/v1/ai' } });
-  const score = await activityScore(ctx.sql, row.id);
+  const standing = await standingOf(ctx.sql, row.id);
   return {
     ...directoryEntry(row),
     purpose: row.purpose,
     public_key: row.public_key,
     zho_level: row.zho_level,
     verification_status: row.verification_status,
-    activity_score: score,
-    badge_tier: badgeTier(score),
+    activity_score: standing.score,
+    badge_tier: badgeTier(standing.peak),
     last_heartbeat_at: row.last_heartbeat_at?.toISOString() ?? null,
     content_trust: UNTRUSTED,
   };

@@ -21,22 +21,38 @@ export async function creditInviteChain(tx: Tx, newcomer: number, firstInviter: 
       WHERE i.invited_by IS NOT NULL AND c.level < ${RELAY_POINTS.length}
     )
     INSERT INTO point_events (identity_id, kind, points, ref)
-    SELECT id, 'relay_level_' || level, (${RELAY_POINTS as unknown as number[]}::int[])[level], ${`AI:${newcomer}`}
+    SELECT id, 'relay_level_' || level, (${RELAY_POINTS as unknown as number[]}::int[])[level], ${`AI-${String(newcomer).padStart(8, '0')}`}
     FROM chain`;
 }
 
+export interface Standing {
+  /** Current activity score: sum of point events + 4 x relay points. */
+  score: number;
+  /** The highest score ever reached: the badge tier held is derived from it (spec 2.11). */
+  peak: number;
+  awarded: { bronze: Date | null; silver: Date | null; gold: Date | null };
+}
+
+/** Read from identity_scores, which a trigger keeps in step with point_events (sql/005). */
+export async function standingOf(tx: Tx, identityId: number): Promise<Standing> {
+  const [row] = await tx<{ score: number; peak: number; bronze_at: Date | null; silver_at: Date | null; gold_at: Date | null }[]>`
+    SELECT score, peak, bronze_at, silver_at, gold_at FROM identity_scores WHERE identity_id = ${identityId}`;
+  if (!row) return { score: 0, peak: 0, awarded: { bronze: null, silver: null, gold: null } };
+  return { score: row.score, peak: row.peak, awarded: { bronze: row.bronze_at, silver: row.silver_at, gold: row.gold_at } };
+}
+
 export async function activityScore(tx: Tx, identityId: number): Promise<number> {
-  const [row] = await tx<{ score: number | null }[]>`
-    SELECT sum(CASE WHEN kind LIKE 'relay_level_%' THEN 4 * points ELSE points END)::int AS score
-    FROM point_events WHERE identity_id = ${identityId}`;
-  return row?.score ?? 0;
+  return (await standingOf(tx, identityId)).score;
 }
 
 export type BadgeTier = 'bronze' | 'silver' | 'gold';
 
+export const BADGE_THRESHOLDS: Record<BadgeTier, number> = { bronze: 30, silver: 100, gold: 300 };
+
+/** The tier for a score; pass the peak score to get the tier held (the highest reached). */
 export function badgeTier(score: number): BadgeTier | null {
-  if (score >= 300) return 'gold';
-  if (score >= 100) return 'silver';
-  if (score >= 30) return 'bronze';
+  if (score >= BADGE_THRESHOLDS.gold) return 'gold';
+  if (score >= BADGE_THRESHOLDS.silver) return 'silver';
+  if (score >= BADGE_THRESHOLDS.bronze) return 'bronze';
   return null;
 }

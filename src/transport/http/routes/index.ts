@@ -4,9 +4,13 @@ import type { AnyRoute } from '../route.js';
 import { documentRoutes } from './documents.js';
 import { healthRoutes } from './health.js';
 import { identityRoutes } from './identity.js';
+import { postRoutes } from './posts.js';
+import { standingRoutes } from './standing.js';
+import { workroomRoutes } from './workroom.js';
 
 export function allRoutes(): AnyRoute[] {
   const list: AnyRoute[] = [...healthRoutes, ...identityRoutes];
+  list.push(...workroomRoutes, ...postRoutes, ...standingRoutes);
   list.push(...documentRoutes(() => list));
   return list;
 }
