@@ -155,18 +155,20 @@ export class EsploraStandIn {
   }
 
   private handle(url: string, res: import('node:http').ServerResponse): void {
-    const send = (status: number, body: string, type = 'text/plain') => {
-      res.writeHead(status, { 'content-type': type });
-      res.end(body);
-    };
-    let m: RegExpExecArray | null;
-    if (url === '/blocks/tip/height') return send(200, String(this.tip));
-    if ((m = /^\/tx\/([0-9a-f]{64})(\/status)?$/.exec(url))) {
+    const [status, body, type] = this.answer(url);
+    res.writeHead(status, { 'content-type': type });
+    res.end(body);
+  }
+
+  private answer(url: string): [number, string, string] {
+    if (url === '/blocks/tip/height') return [200, String(this.tip), 'text/plain'];
+    const m = /^\/tx\/([0-9a-f]{64})(\/status)?$/.exec(url);
+    if (m) {
       const e = this.txs.get(m[1] as string);
-      if (!e) return send(404, 'Transaction not found');
-      return send(200, JSON.stringify(m[2] ? this.status(e) : this.txJson(e)), 'application/json');
+      if (!e) return [404, 'Transaction not found', 'text/plain'];
+      return [200, JSON.stringify(m[2] ? this.status(e) : this.txJson(e)), 'application/json'];
     }
-    if (/^\/tx\//.test(url)) return send(400, 'Invalid hex string');
-    return send(404, 'Not Found');
+    if (/^\/tx\//.test(url)) return [400, 'Invalid hex string', 'text/plain'];
+    return [404, 'Not Found', 'text/plain'];
   }
 }
