@@ -2,15 +2,18 @@
 // are all built from it. Each area adds its array here.
 import type { AnyRoute } from '../route.js';
 import { documentRoutes } from './documents.js';
+import { fundingRoutes } from './funding.js';
 import { healthRoutes } from './health.js';
 import { identityRoutes } from './identity.js';
 import { postRoutes } from './posts.js';
 import { standingRoutes } from './standing.js';
+import { treasuryRoutes } from './treasury.js';
 import { workroomRoutes } from './workroom.js';
 
 export function allRoutes(): AnyRoute[] {
   const list: AnyRoute[] = [...healthRoutes, ...identityRoutes];
   list.push(...workroomRoutes, ...postRoutes, ...standingRoutes);
+  list.push(...treasuryRoutes, ...fundingRoutes);
   list.push(...documentRoutes(() => list));
   return list;
 }

@@ -1,0 +1,103 @@
+// The deposit verifier (DESIGN.md "Actors"; DECISIONS.md "Treasury and deposits"). Durable: what
+// is due lives in the database (next_check_at, attempts), so a restart neither loses nor repeats a
+// check, and several nodes share the work (leases taken with FOR UPDATE SKIP LOCKED).
+import type { Asset } from '../domain/amounts.js';
+import type { ChainChecker } from '../domain/chain.js';
+import type { Ctx } from '../domain/ports.js';
+import { applyCheck, type CheckOutcome } from '../domain/verification.js';
+import { walletsOf } from '../domain/wallets.js';
+import { leaseDue } from '../store/deposits.js';
+import { btcChecker } from '../transport/chain/btc.js';
+import { ethChecker } from '../transport/chain/eth.js';
+import type { Actor } from './index.js';
+
+/** How often due deposits are looked for. Their own backoff (15 s .. 10 min) spaces the checks. */
+export const POLL_MS = 5_000;
+/** A leased deposit is left alone this long; a verifier that died mid-check is taken over after. */
+const LEASE_MS = 2 * 60_000;
+const BATCH = 10;
+const MAX_BATCHES = 50;
+
+export interface DepositVerifier extends Actor {
+  /** Checks every deposit due now (by ctx.clock); resolves with how many were checked. */
+  runDue(): Promise<number>;
+}
+
+const running = new WeakMap<Ctx, DepositVerifier>();
+
+/** The verifier started for this app's context (tests call its runDue instead of waiting). */
+export function depositVerifierOf(ctx: Ctx): DepositVerifier | undefined {
+  return running.get(ctx);
+}
+
+function checkersFor(ctx: Ctx): Partial<Record<Asset, ChainChecker>> {
+  const w = walletsOf(ctx.config);
+  const out: Partial<Record<Asset, ChainChecker>> = {};
+  const { eth, btc } = ctx.config;
+  if (w.ETH.address && eth.rpcUrl) {
+    out.ETH = ethChecker({ rpcUrl: eth.rpcUrl, chainId: eth.chainId, minConfirmations: eth.minConfirmations, treasury: w.ETH.address });
+  }
+  if (w.BTC.address && btc.esploraUrl) {
+    out.BTC = btcChecker({ esploraUrl: btc.esploraUrl, minConfirmations: btc.minConfirmations, treasury: w.BTC.address });
+  }
+  return out;
+}
+
+export function createDepositVerifier(ctx: Ctx, opts: { pollMs?: number | null } = {}): DepositVerifier {
+  const checkers = checkersFor(ctx);
+  let chain: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+
+  async function check(asset: Asset, txHash: string): Promise<CheckOutcome> {
+    const checker = checkers[asset];
+    if (!checker) return { kind: 'error', message: `${asset} verification is not configured` };
+    try {
+      return await checker.check(txHash);
+    } catch (err) {
+      // The peer is down or answered garbage: nothing is verified, the deposit waits (backoff).
+      return { kind: 'error', message: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
+  async function once(): Promise<number> {
+    let checked = 0;
+    for (let i = 0; i < MAX_BATCHES && !stopped; i++) {
+      const now = ctx.clock.now();
+      const rows = await leaseDue(ctx.sql, now, new Date(now.getTime() + LEASE_MS), BATCH);
+      await Promise.all(rows.map(async (row) => applyCheck(ctx, row, await check(row.asset, row.tx_hash))));
+      checked += rows.length;
+      if (rows.length < BATCH) break;
+    }
+    return checked;
+  }
+
+  // One run at a time per node: a runDue() call waits for the run in progress, then runs.
+  const runDue = (): Promise<number> => {
+    const run = chain.then(once);
+    chain = run.catch(() => undefined);
+    return run;
+  };
+
+  const pollMs = opts.pollMs === undefined ? POLL_MS : opts.pollMs;
+  const timer =
+    pollMs === null
+      ? null
+      : setInterval(() => {
+          runDue().catch((err) => ctx.log.error({ err }, 'deposit verifier run failed'));
+        }, pollMs);
+  timer?.unref();
+
+  const verifier: DepositVerifier = {
+    name: 'deposit-verifier',
+    runDue,
+    async stop() {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      await chain;
+      for (const c of Object.values(checkers)) c.close();
+      if (running.get(ctx) === verifier) running.delete(ctx);
+    },
+  };
+  if (!running.has(ctx)) running.set(ctx, verifier);
+  return verifier;
+}

@@ -1,0 +1,54 @@
+// Bitcoin deposit checks against an Esplora-compatible REST API at BTC_ESPLORA_URL (DECISIONS.md
+// "Treasury and deposits"): the amount is the sum of the outputs paying the treasury address;
+// confirmations = tip height - block height + 1 >= BTC_MIN_CONFIRMATIONS.
+import { z } from 'zod';
+import type { ChainCheck, ChainChecker } from '../../domain/chain.js';
+
+export interface BtcOptions {
+  esploraUrl: string;
+  minConfirmations: number;
+  treasury: string;
+  timeoutMs?: number;
+}
+
+// The parts of Esplora's GET /tx/:txid answer we rely on; anything else shaped is refused.
+const EsploraTx = z.object({
+  txid: z.string(),
+  vout: z.array(z.object({ scriptpubkey_address: z.string().optional(), value: z.number().int().nonnegative() })),
+  status: z.object({ confirmed: z.boolean(), block_height: z.number().int().nonnegative().optional() }),
+});
+
+// Bech32 addresses are case-insensitive; base58 ones are not.
+const addressKey = (a: string): string => (/^(bc|tb|bcrt)1/i.test(a) ? a.toLowerCase() : a);
+
+export function btcChecker(o: BtcOptions): ChainChecker {
+  const base = o.esploraUrl.replace(/\/+$/, '');
+  const treasury = addressKey(o.treasury);
+  const get = (path: string) => fetch(base + path, { signal: AbortSignal.timeout(o.timeoutMs ?? 10_000) });
+
+  return {
+    async check(txid: string): Promise<ChainCheck> {
+      const res = await get(`/tx/${txid}`);
+      if (res.status === 404) {
+        await res.body?.cancel();
+        return { kind: 'not_found' };
+      }
+      if (!res.ok) throw new Error(`esplora answered ${res.status}`);
+      const tx = EsploraTx.parse(await res.json());
+      if (tx.txid.toLowerCase() !== txid) throw new Error('esplora answered with another transaction');
+      let total = 0n;
+      for (const out of tx.vout)
+        if (out.scriptpubkey_address && addressKey(out.scriptpubkey_address) === treasury) total += BigInt(out.value);
+      if (total === 0n) return { kind: 'refused', reason: 'WRONG_RECIPIENT' };
+      const height = tx.status.block_height;
+      if (!tx.status.confirmed || height === undefined) return { kind: 'pending', confirmations: 0, blockNumber: null };
+      const tipRes = await get('/blocks/tip/height');
+      const tipText = (await tipRes.text()).trim();
+      if (!tipRes.ok || !/^\d{1,10}$/.test(tipText)) throw new Error('esplora answered a bad tip height');
+      const confirmations = Math.max(0, Number(tipText) - height + 1);
+      if (confirmations < o.minConfirmations) return { kind: 'pending', confirmations, blockNumber: height };
+      return { kind: 'confirmed', amountBase: total, confirmations, blockNumber: height };
+    },
+    close() {},
+  };
+}
