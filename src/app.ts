@@ -18,7 +18,7 @@ import { Router } from './transport/http/router.js';
 import { allRoutes } from './transport/http/routes/index.js';
 import { type InFlight, mountHttp } from './transport/http/uws.js';
 import type { StreamOps } from './transport/ws/dispatch.js';
-import { mountStream } from './transport/ws/stream.js';
+import { mountStream, type Stream } from './transport/ws/stream.js';
 import { chatFeed } from './transport/ws/topics.js';
 
 export interface AppOptions {
@@ -31,6 +31,7 @@ export interface App {
   ctx: Ctx;
   store: Store;
   router: Router;
+  stream: Stream;
   port: number;
   url: string;
   close(): Promise<void>;
@@ -72,6 +73,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     ctx,
     store,
     router,
+    stream,
     port,
     url,
     async close() {

@@ -45,7 +45,9 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
   let closing = false;
 
   app.ws<Session>(STREAM_PATH, {
-    maxPayloadLength: MAX_FRAME_BYTES,
+    // Frames up to twice the limit are read and refused with 1009 (message too big); anything
+    // larger is cut off by uWS itself without reading it.
+    maxPayloadLength: 2 * MAX_FRAME_BYTES,
     maxBackpressure: HARD_BACKPRESSURE,
     closeOnBackpressureLimit: 1,
     idleTimeout: 0,
@@ -60,6 +62,11 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     message: (ws, data, isBinary) => {
       const s = ws.getUserData();
       s.alive = true;
+      if (data.byteLength > MAX_FRAME_BYTES) {
+        s.open = false;
+        ws.end(1009, 'frames are at most 64 KiB');
+        return;
+      }
       let raw: unknown;
       try {
         raw = decode(data, isBinary);
