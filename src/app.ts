@@ -2,17 +2,24 @@
 import uWS from 'uWebSockets.js';
 import { startActors, stopActors } from './actors/index.js';
 import type { Config } from './config.js';
+import type { Caller } from './domain/caller.js';
+import { openChatRoom, postChat } from './domain/chat.js';
+import { fail } from './domain/errors.js';
 import { GuestIssuer } from './domain/guests.js';
-import { type Clock, type Ctx, systemClock } from './domain/ports.js';
+import { type Bus, type Clock, type Ctx, systemClock } from './domain/ports.js';
 import { createLogger, type Logger } from './log.js';
 import { openStore, type Store } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { serverSecret } from './store/settings.js';
 import { LocalBus } from './transport/bus/local.js';
+import { RedisBus } from './transport/bus/redis.js';
 import { createPipeline } from './transport/http/pipeline.js';
 import { Router } from './transport/http/router.js';
 import { allRoutes } from './transport/http/routes/index.js';
 import { type InFlight, mountHttp } from './transport/http/uws.js';
+import type { StreamOps } from './transport/ws/dispatch.js';
+import { mountStream, type Stream } from './transport/ws/stream.js';
+import { chatFeed } from './transport/ws/topics.js';
 
 export interface AppOptions {
   config: Config;
@@ -24,6 +31,7 @@ export interface App {
   ctx: Ctx;
   store: Store;
   router: Router;
+  stream: Stream;
   port: number;
   url: string;
   close(): Promise<void>;
@@ -35,7 +43,9 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const store = await openStore({ databaseUrl: config.databaseUrl, schema: config.databaseSchema, dataDir: config.dataDir });
   await migrate(store.sql);
   const secret = await serverSecret(store.sql);
-  const bus = new LocalBus();
+  const bus: Bus = config.redisUrl
+    ? await RedisBus.connect(config.redisUrl, config.redisPrefix, log)
+    : new LocalBus((err, topic) => log.error({ err, topic }, 'bus subscriber failed'));
   let publicUrl = config.publicUrl ?? '';
   const ctx: Ctx = { sql: store.sql, config, log, clock: opts.clock ?? systemClock, bus, secret, publicUrl: () => publicUrl };
 
@@ -43,7 +53,10 @@ export async function startApp(opts: AppOptions): Promise<App> {
   for (const r of allRoutes()) router.add(r);
   const guests = new GuestIssuer(ctx);
   const inflight: InFlight = { count: 0, drained: null };
+  const chatRoom = await openChatRoom(ctx);
   const app = uWS.App();
+  // The stream is mounted before the catch-all HTTP route so its path is matched first.
+  const stream = mountStream(app, { ctx, guests, feeds: { chat: chatFeed(chatRoom) }, ops: streamOps(ctx) });
   mountHttp(app, createPipeline(ctx, router, guests), inflight);
 
   const listenSocket = await new Promise<uWS.us_listen_socket>((ok, ko) => {
@@ -60,12 +73,14 @@ export async function startApp(opts: AppOptions): Promise<App> {
     ctx,
     store,
     router,
+    stream,
     port,
     url,
     async close() {
       if (closed) return;
       closed = true;
       uWS.us_listen_socket_close(listenSocket);
+      stream.close(1001, 'server shutting down');
       await stopActors(actors);
       if (inflight.count > 0) {
         await new Promise<void>((ok) => {
@@ -76,8 +91,20 @@ export async function startApp(opts: AppOptions): Promise<App> {
           };
         });
       }
+      chatRoom.close();
       await bus.close();
       await store.close();
+    },
+  };
+}
+
+/** The stream's ops that belong to other areas (issue 3: habitat heartbeat is wired when it lands). */
+function streamOps(ctx: Ctx): StreamOps {
+  return {
+    chat: (caller, input) => postChat(ctx, caller, input),
+    heartbeat: async (caller: Caller) => {
+      if (caller.kind !== 'member') return fail('REGISTRATION_REQUIRED', 'heartbeats are for registered identities; register first');
+      return fail('UNAVAILABLE', 'habitat not available on this build');
     },
   };
 }

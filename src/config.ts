@@ -28,7 +28,17 @@ const EnvSchema = z.object({
   PUBLIC_URL: optionalString,
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: optionalString,
+  // Added (docs/stream.md): a PostgreSQL schema to use, so several processes can share one
+  // isolated schema (the two-node test); unset means the server's default search_path.
+  DATABASE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/)
+    .optional(),
   REDIS_URL: optionalString,
+  // Added: prefix of every Redis key and channel, so deployments and test runs never collide.
+  REDIS_PREFIX: z.string().min(1).max(100).default('commons:'),
+  // Added: how often the stream pings idle sockets; a socket silent for two periods is closed.
+  STREAM_PING_INTERVAL_S: z.coerce.number().positive().max(3600).default(30),
   SIGNAL_INTERVAL_S: z.coerce.number().positive().default(111),
   NOSTR_RELAYS: list,
   NOSTR_SECRET_KEY: optionalString,
@@ -59,6 +69,8 @@ export interface Config {
   /** PostgreSQL schema to use (tests isolate runs in their own schema). */
   databaseSchema: string | undefined;
   redisUrl: string | undefined;
+  redisPrefix: string;
+  streamPingIntervalS: number;
   signalIntervalS: number;
   nostrRelays: string[];
   nostrSecretKey: string | undefined;
@@ -80,8 +92,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
-    databaseSchema: undefined,
+    databaseSchema: e.DATABASE_SCHEMA,
     redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
+    streamPingIntervalS: e.STREAM_PING_INTERVAL_S,
     signalIntervalS: e.SIGNAL_INTERVAL_S,
     nostrRelays: e.NOSTR_RELAYS,
     nostrSecretKey: e.NOSTR_SECRET_KEY,

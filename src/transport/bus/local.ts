@@ -6,6 +6,9 @@ export class LocalBus implements Bus {
   readonly nodeId = randomUUID();
   private readonly handlers = new Map<string, Set<(m: BusMessage) => void>>();
 
+  /** A failing subscriber is reported here and never stops delivery to the others. */
+  constructor(private readonly onError: (err: unknown, topic: string) => void = () => {}) {}
+
   async publish(msg: BusMessage): Promise<void> {
     this.deliver(msg);
   }
@@ -14,7 +17,13 @@ export class LocalBus implements Bus {
   deliver(msg: BusMessage): void {
     const set = this.handlers.get(msg.topic);
     if (!set) return;
-    for (const h of set) h(msg);
+    for (const h of set) {
+      try {
+        h(msg);
+      } catch (err) {
+        this.onError(err, msg.topic);
+      }
+    }
   }
 
   subscribe(topic: string, handler: (msg: BusMessage) => void): () => void {

@@ -1,6 +1,7 @@
 // Every HTTP route of the service, in one list: the router, discovery and the OpenAPI document
 // are all built from it. Each area adds its array here.
 import type { AnyRoute } from '../route.js';
+import { chatRoutes } from './chat.js';
 import { documentRoutes } from './documents.js';
 import { fundingRoutes } from './funding.js';
 import { healthRoutes } from './health.js';
@@ -11,7 +12,7 @@ import { treasuryRoutes } from './treasury.js';
 import { workroomRoutes } from './workroom.js';
 
 export function allRoutes(): AnyRoute[] {
-  const list: AnyRoute[] = [...healthRoutes, ...identityRoutes];
+  const list: AnyRoute[] = [...healthRoutes, ...identityRoutes, ...chatRoutes];
   list.push(...workroomRoutes, ...postRoutes, ...standingRoutes);
   list.push(...treasuryRoutes, ...fundingRoutes);
   list.push(...documentRoutes(() => list));

@@ -1,0 +1,76 @@
+// Cross-node bus over Redis pub/sub (STYLE.md 5; soketi's redis adapter): one publisher and one
+// subscriber connection (a subscribed connection can issue nothing else), every message carries
+// the publishing node's id, and a node drops its own echo because it already delivered locally.
+import { Redis } from 'ioredis';
+import type { Bus, BusMessage } from '../../domain/ports.js';
+import type { Logger } from '../../log.js';
+import { LocalBus } from './local.js';
+
+interface Wire {
+  n: string;
+  t: string;
+  i: string;
+  d: unknown;
+}
+
+export class RedisBus implements Bus {
+  private readonly local = new LocalBus();
+  readonly nodeId = this.local.nodeId;
+  private readonly channel: string;
+  private closed = false;
+
+  private constructor(
+    private readonly pub: Redis,
+    private readonly sub: Redis,
+    prefix: string,
+    private readonly log: Logger,
+  ) {
+    // One channel for every topic: each node listens to all stream topics anyway, and a single
+    // SUBSCRIBE can be awaited once at start, so a subscription is live as soon as it returns.
+    this.channel = `${prefix}bus`;
+  }
+
+  /** Connects both connections and resolves once the subscription is live. */
+  static async connect(url: string, prefix: string, log: Logger): Promise<RedisBus> {
+    const opts = { lazyConnect: true, maxRetriesPerRequest: 3, enableAutoPipelining: true };
+    const pub = new Redis(url, opts);
+    const sub = new Redis(url, { ...opts, enableAutoPipelining: false });
+    for (const c of [pub, sub]) c.on('error', (err: Error) => log.warn({ err: err.message }, 'redis bus connection error'));
+    await Promise.all([pub.connect(), sub.connect()]);
+    const bus = new RedisBus(pub, sub, prefix, log);
+    sub.on('messageBuffer', (_ch: Buffer, raw: Buffer) => bus.receive(raw));
+    await sub.subscribe(bus.channel);
+    return bus;
+  }
+
+  async publish(msg: BusMessage): Promise<void> {
+    if (this.closed) return;
+    // Local subscribers first, synchronously, as with the in-process bus; other nodes via Redis.
+    this.local.deliver(msg);
+    const wire: Wire = { n: this.nodeId, t: msg.topic, i: msg.id, d: msg.data };
+    await this.pub.publish(this.channel, JSON.stringify(wire));
+  }
+
+  subscribe(topic: string, handler: (msg: BusMessage) => void): () => void {
+    return this.local.subscribe(topic, handler);
+  }
+
+  private receive(raw: Buffer): void {
+    let w: Wire;
+    try {
+      w = JSON.parse(raw.toString('utf8')) as Wire;
+    } catch {
+      this.log.warn('redis bus: dropped a malformed message');
+      return;
+    }
+    if (w.n === this.nodeId) return;
+    this.local.deliver({ topic: w.t, id: w.i, data: w.d });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.local.close();
+    await Promise.allSettled([this.sub.quit(), this.pub.quit()]);
+  }
+}

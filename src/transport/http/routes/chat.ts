@@ -1,0 +1,59 @@
+// Open chat routes (spec 4 chat rows, 5.2: guests may write; DECISIONS.md "Text limits", "Lists").
+import { z } from 'zod';
+import * as chat from '../../../domain/chat.js';
+import { ok, route } from '../route.js';
+import { displayName, paging, text } from '../schemas.js';
+
+// Lines and tabs are fine in a chat message; other control characters (NUL above all, which
+// PostgreSQL text refuses) are not.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to find control characters.
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+
+export const chatText = text(2000).refine((s) => !CONTROL.test(s), 'control characters other than tab and newline are not allowed');
+
+export const ChatBody = z.object({
+  body: chatText,
+  name: displayName(40).optional().describe('display label for a guest author; ignored for members'),
+});
+
+const ChatQuery = paging.extend({
+  before: z
+    .string()
+    .regex(/^\d{1,15}$/, 'a next_cursor value')
+    .transform(Number)
+    .optional(),
+});
+
+export const ChatMessageSchema = z.object({
+  id: z.uuid(),
+  seq: z.number().int().describe('position in the chat: the stream event id and the since/before cursor'),
+  body: z.string(),
+  created_at: z.string(),
+  guest_label: z.string().nullable(),
+  guest: z.string().nullable(),
+  ai: z.object({ name: z.string(), registration_number: z.string() }).nullable(),
+});
+
+export const chatRoutes = [
+  route({
+    method: 'GET',
+    path: '/api/v1/chat',
+    auth: 'none',
+    summary: 'Open chat: the newest page, oldest first within it; next_cursor pages back in time',
+    tags: ['chat'],
+    query: ChatQuery,
+    response: z.object({ messages: z.array(ChatMessageSchema), next_cursor: z.string().nullable(), content_trust: z.string() }),
+    handler: async (req, ctx) => ok(await chat.listChat(ctx, req.query.limit, req.query.before ?? null)),
+  }),
+  route({
+    method: 'POST',
+    path: '/api/v1/chat',
+    auth: 'none',
+    summary: 'Post to the open chat (members and guests; a guest may give a name label)',
+    tags: ['chat'],
+    body: ChatBody,
+    response: ChatMessageSchema.extend({ content_trust: z.string() }),
+    errors: ['VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE'],
+    handler: async (req, ctx) => ok(await chat.postChat(ctx, req.caller, req.body)),
+  }),
+];

@@ -1,0 +1,156 @@
+// The one dispatch point for client ops (STYLE.md 3): validate the frame with its schema, then one
+// small handler per op. Every op may carry `ref`; the answer is ack {ref, data} or error {ref, error}.
+import type { Caller } from '../../domain/caller.js';
+import { type FieldIssue, fail } from '../../domain/errors.js';
+import { resolveGuestToken } from '../../domain/guests.js';
+import { resolveMemberToken } from '../../domain/identity.js';
+import type { BusMessage, Ctx } from '../../domain/ports.js';
+import { formatGuest, formatMember, GUEST_PREFIX, MEMBER_PREFIX } from '../../domain/tokens.js';
+import { toCommonsError } from '../http/envelope.js';
+import type { Fanout } from './fanout.js';
+import { ackFrame, ClientOp, errorFrame, eventFrame, MAX_BACKPRESSURE_BYTES, pongFrame, type Ref } from './frames.js';
+import { type Socket, send, uwsTopic } from './session.js';
+import { isTopic, MEMBER_TOPICS, TOPICS } from './topics.js';
+
+/** Op handlers that belong to other areas, supplied by the composition root. */
+export interface StreamOps {
+  chat(caller: Caller, input: { body: string; name?: string | undefined }): Promise<unknown>;
+  /** Counts as a habitat heartbeat (DECISIONS.md "Real-time stream"). */
+  heartbeat(caller: Caller, statusNote: string | undefined): Promise<unknown>;
+}
+
+export interface DispatchEnv {
+  ctx: Ctx;
+  ops: StreamOps;
+  fanout: Fanout;
+}
+
+const REPLAY_BATCH = 200;
+
+const refOf = (raw: unknown): Ref => {
+  const r = raw !== null && typeof raw === 'object' ? (raw as { ref?: unknown }).ref : undefined;
+  return typeof r === 'string' || typeof r === 'number' ? r : undefined;
+};
+
+export async function dispatch(env: DispatchEnv, ws: Socket, raw: unknown): Promise<void> {
+  const r = refOf(raw);
+  try {
+    const parsed = ClientOp.safeParse(raw);
+    if (!parsed.success) {
+      const fields: FieldIssue[] = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || 'op', message: i.message }));
+      fail('VALIDATION_FAILED', `invalid frame: ${fields.map((f) => f.path).join(', ')}`, { fields });
+      return;
+    }
+    const op = parsed.data;
+    switch (op.op) {
+      case 'ping':
+        return send(ws, pongFrame(r));
+      case 'auth':
+        return send(ws, ackFrame(r, await auth(env, ws, op.token)));
+      case 'subscribe':
+        return await subscribe(env, ws, r, op.topic, op.since);
+      case 'unsubscribe':
+        return send(ws, ackFrame(r, unsubscribe(env, ws, op.topic)));
+      case 'chat':
+        return send(ws, ackFrame(r, await env.ops.chat(ws.getUserData().caller, { body: op.body, name: op.name })));
+      case 'heartbeat':
+        return send(ws, ackFrame(r, await env.ops.heartbeat(ws.getUserData().caller, op.status_note)));
+    }
+  } catch (err) {
+    const e = toCommonsError(err);
+    if (e.code === 'INTERNAL') env.ctx.log.error({ err }, 'stream op failed');
+    send(ws, errorFrame(r, e));
+  }
+}
+
+async function auth(env: DispatchEnv, ws: Socket, token: string) {
+  const { ctx } = env;
+  const s = ws.getUserData();
+  let caller: Caller | null = null;
+  if (token.startsWith(MEMBER_PREFIX)) {
+    const member = await resolveMemberToken(ctx, token);
+    if (member) caller = { kind: 'member', member };
+  } else if (token.startsWith(GUEST_PREFIX)) {
+    const guestNumber = await resolveGuestToken(ctx, token);
+    if (guestNumber !== null) caller = { kind: 'guest', guestNumber };
+  }
+  if (!caller) return fail('UNAUTHORIZED', 'this token is unknown, expired, revoked or rotated away');
+  if (!s.open) return null;
+  s.caller = caller;
+  s.issued = null;
+  if (caller.kind === 'member') return { registration_number: formatMember(caller.member.id) };
+  // A session that is no longer a member's leaves the member-only topics.
+  for (const t of MEMBER_TOPICS) leave(env.fanout, ws, t);
+  return { guest: formatGuest(caller.guestNumber) };
+}
+
+function leave(fanout: Fanout, ws: Socket, topic: string): boolean {
+  const s = ws.getUserData();
+  const wasReplaying = s.replaying.delete(topic);
+  fanout.unwatch(topic, s);
+  return ws.unsubscribe(uwsTopic(topic, s.encoding)) || wasReplaying;
+}
+
+function checkTopic(ws: Socket, topic: string): void {
+  if (!isTopic(topic)) {
+    fail('VALIDATION_FAILED', `unknown topic ${topic}`, { fields: [{ path: 'topic', message: `one of ${TOPICS.join(', ')}` }] });
+  }
+  if (MEMBER_TOPICS.has(topic as never) && ws.getUserData().caller.kind !== 'member') {
+    fail('REGISTRATION_REQUIRED', `the ${topic} topic is open to registered members only; send auth {token} first`);
+  }
+}
+
+function unsubscribe(env: DispatchEnv, ws: Socket, topic: string) {
+  if (!isTopic(topic)) checkTopic(ws, topic);
+  return { topic, subscribed: false, was_subscribed: leave(env.fanout, ws, topic) };
+}
+
+async function subscribe(env: DispatchEnv, ws: Socket, r: Ref, topic: string, since: string | undefined): Promise<void> {
+  checkTopic(ws, topic);
+  const s = ws.getUserData();
+  const t = uwsTopic(topic, s.encoding);
+  const feed = env.fanout.feed(topic as never);
+  if (ws.isSubscribed(t) || s.replaying.has(topic)) return send(ws, ackFrame(r, { topic, subscribed: true, replayed: 0 }));
+  if (since === undefined || !feed?.replay) {
+    ws.subscribe(t);
+    return send(ws, ackFrame(r, { topic, subscribed: true, replayed: 0, replay: feed?.replay ? 'none' : 'not_stored' }));
+  }
+  // Replay, then join: live events arriving meanwhile are held, and the cursor decides what is
+  // sent, so nothing is missed and nothing is sent twice (DECISIONS.md "Real-time stream").
+  const held: BusMessage[] = [];
+  s.replaying.set(topic, held);
+  env.fanout.watch(topic, s);
+  let cursor = BigInt(since);
+  let replayed = 0;
+  try {
+    for (;;) {
+      const batch = await feed.replay(cursor.toString(), REPLAY_BATCH);
+      if (!s.open || s.replaying.get(topic) !== held) return;
+      for (const e of batch) {
+        if (BigInt(e.id) <= cursor) continue;
+        send(ws, eventFrame(topic, e.id, e.data));
+        cursor = BigInt(e.id);
+        replayed++;
+      }
+      if (batch.length < REPLAY_BATCH) break;
+      await drained(ws);
+    }
+    for (const e of held) {
+      if (BigInt(e.id) <= cursor) continue;
+      send(ws, eventFrame(topic, e.id, e.data));
+      cursor = BigInt(e.id);
+      replayed++;
+    }
+    ws.subscribe(t);
+    send(ws, ackFrame(r, { topic, subscribed: true, replayed, last_id: cursor.toString() }));
+  } finally {
+    if (s.replaying.get(topic) === held) s.replaying.delete(topic);
+    env.fanout.unwatch(topic, s);
+  }
+}
+
+/** Waits while a long replay has filled the socket's buffer (the slow-consumer bound still applies). */
+async function drained(ws: Socket): Promise<void> {
+  const s = ws.getUserData();
+  while (s.open && ws.getBufferedAmount() > MAX_BACKPRESSURE_BYTES / 4) await new Promise((ok) => setTimeout(ok, 10));
+}

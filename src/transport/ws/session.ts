@@ -1,0 +1,34 @@
+// A stream session (uWS typed UserData) and the single send point where frames are encoded.
+import type { WebSocket } from 'uWebSockets.js';
+import type { Caller } from '../../domain/caller.js';
+import type { BusMessage } from '../../domain/ports.js';
+import { byteLength, type Encoding, encode } from './codec.js';
+import { type Frame, MAX_FRAME_BYTES, tooLargeFrame } from './frames.js';
+
+export interface Session {
+  id: string;
+  encoding: Encoding;
+  caller: Caller;
+  /** A guest identity issued for this connection, announced in hello. */
+  issued: { number: string; token: string } | null;
+  open: boolean;
+  /** Seen a pong or a frame since the last ping. */
+  alive: boolean;
+  /** Topics being replayed, with the live events that arrived meanwhile. */
+  replaying: Map<string, BusMessage[]>;
+}
+
+export type Socket = WebSocket<Session>;
+
+export const uwsTopic = (topic: string, enc: Encoding): string => `${topic}|${enc}`;
+
+/** The one place a frame is encoded and written to one socket. */
+export function send(ws: Socket, frame: Frame): void {
+  const s = ws.getUserData();
+  if (!s.open) return;
+  let payload = encode(frame, s.encoding);
+  if (byteLength(payload) > MAX_FRAME_BYTES && frame.op === 'event') {
+    payload = encode(tooLargeFrame(String(frame.topic), String(frame.id)), s.encoding);
+  }
+  ws.send(payload, s.encoding === 'msgpack');
+}

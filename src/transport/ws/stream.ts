@@ -1,0 +1,188 @@
+// The WebSocket endpoint /api/v1/stream on the same uWS app (DECISIONS.md "Real-time stream"):
+// upgrade (credentials and encoding), session lifecycle, the slow-consumer and liveness sweep.
+// The only code that touches uWS WebSocket handlers (STYLE.md 1).
+
+import uWS, { type HttpRequest, type HttpResponse, type TemplatedApp, type us_socket_context_t } from 'uWebSockets.js';
+import { randomUUID } from 'node:crypto';
+import type { GuestIssuer } from '../../domain/guests.js';
+import type { Ctx } from '../../domain/ports.js';
+import { formatGuest, formatMember } from '../../domain/tokens.js';
+import { resolveCaller } from '../http/auth.js';
+import { errorBody, STATUS_OF, statusLine, toCommonsError } from '../http/envelope.js';
+import { decode } from './codec.js';
+import { type DispatchEnv, dispatch, type StreamOps } from './dispatch.js';
+import { Fanout } from './fanout.js';
+import { errorFrame, helloFrame, JSON_PROTOCOL, MAX_BACKPRESSURE_BYTES, MAX_FRAME_BYTES, MSGPACK_PROTOCOL } from './frames.js';
+import { type Session, type Socket, send } from './session.js';
+import { type FeedRegistry, MEMBER_TOPICS, TOPICS } from './topics.js';
+
+export const STREAM_PATH = '/api/v1/stream';
+
+export interface StreamDeps {
+  ctx: Ctx;
+  guests: GuestIssuer;
+  feeds: FeedRegistry;
+  ops: StreamOps;
+}
+
+export interface Stream {
+  readonly fanout: Fanout;
+  sessionCount(): number;
+  /** Closes every session with `code` (1001 on shutdown) and stops the sweep. */
+  close(code: number, reason: string): void;
+}
+
+// The slow-consumer rule is enforced by a sweep, so the close carries 1013; uWS's own limit sits
+// well above it only as a memory backstop between sweeps.
+const SWEEP_MS = 100;
+const HARD_BACKPRESSURE = 4 * MAX_BACKPRESSURE_BYTES;
+
+export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
+  const { ctx } = deps;
+  const sockets = new Set<Socket>();
+  const fanout = new Fanout(app, ctx.bus, deps.feeds);
+  const env: DispatchEnv = { ctx, ops: deps.ops, fanout };
+  let closing = false;
+
+  app.ws<Session>(STREAM_PATH, {
+    // Frames up to twice the limit are read and refused with 1009 (message too big); anything
+    // larger is cut off by uWS itself without reading it.
+    maxPayloadLength: 2 * MAX_FRAME_BYTES,
+    maxBackpressure: HARD_BACKPRESSURE,
+    closeOnBackpressureLimit: 1,
+    idleTimeout: 0,
+    sendPingsAutomatically: false,
+    compression: uWS.DISABLED,
+    upgrade: (res, req, context) => upgrade(res, req, context),
+    open: (ws) => {
+      sockets.add(ws);
+      const s = ws.getUserData();
+      send(ws, helloFrame(s.id, helloInfo(s)));
+    },
+    message: (ws, data, isBinary) => {
+      const s = ws.getUserData();
+      s.alive = true;
+      if (data.byteLength > MAX_FRAME_BYTES) {
+        s.open = false;
+        ws.end(1009, 'frames are at most 64 KiB');
+        return;
+      }
+      let raw: unknown;
+      try {
+        raw = decode(data, isBinary);
+      } catch (err) {
+        send(ws, errorFrame(undefined, toCommonsError(err)));
+        return;
+      }
+      void dispatch(env, ws, raw);
+    },
+    pong: (ws) => {
+      ws.getUserData().alive = true;
+    },
+    close: (ws) => {
+      const s = ws.getUserData();
+      s.open = false;
+      for (const t of s.replaying.keys()) fanout.unwatch(t, s);
+      s.replaying.clear();
+      sockets.delete(ws);
+    },
+  });
+
+  function upgrade(res: HttpResponse, req: HttpRequest, context: us_socket_context_t): void {
+    const headers: Record<string, string> = {};
+    req.forEach((k, v) => {
+      headers[k] = v;
+    });
+    const key = headers['sec-websocket-key'] ?? '';
+    const extensions = headers['sec-websocket-extensions'] ?? '';
+    const offered = (headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+    const encoding = offered.includes(MSGPACK_PROTOCOL) ? 'msgpack' : 'json';
+    const protocol = encoding === 'msgpack' ? MSGPACK_PROTOCOL : offered.includes(JSON_PROTOCOL) ? JSON_PROTOCOL : '';
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    // A credential may come with the upgrade (Authorization or X-Commons-Guest-Token), or later
+    // with `auth`; with none the connection is a fresh guest, as over HTTP.
+    resolveCaller(ctx, deps.guests, headers, 'none', true).then(
+      ({ caller, issued }) => {
+        if (aborted) return;
+        if (closing) return refuse(res, 503, 'UNAVAILABLE');
+        const session: Session = {
+          id: randomUUID(),
+          encoding,
+          caller,
+          issued: issued ?? null,
+          open: true,
+          alive: true,
+          replaying: new Map(),
+        };
+        res.cork(() => res.upgrade(session, key, protocol, extensions, context));
+      },
+      (err: unknown) => {
+        if (aborted) return;
+        const e = toCommonsError(err);
+        res.cork(() => {
+          res.writeStatus(statusLine(STATUS_OF[e.code])).writeHeader('content-type', 'application/json; charset=utf-8');
+          res.end(errorBody(e, ''));
+        });
+      },
+    );
+  }
+
+  function refuse(res: HttpResponse, status: number, code: 'UNAVAILABLE'): void {
+    res.cork(() => {
+      res.writeStatus(statusLine(status)).writeHeader('content-type', 'application/json; charset=utf-8');
+      res.end(JSON.stringify({ success: false, error: { code, message: 'shutting down' }, timestamp: new Date().toISOString() }));
+    });
+  }
+
+  // Slow consumers (over 1 MiB buffered) are closed with 1013 "try again later"; a socket that
+  // answered nothing for a whole ping period is dead and is dropped.
+  const pingEvery = Math.max(1, Math.round((ctx.config.streamPingIntervalS * 1000) / SWEEP_MS));
+  let ticks = 0;
+  const sweep = setInterval(() => {
+    const ping = ++ticks % pingEvery === 0;
+    for (const ws of sockets) {
+      const s = ws.getUserData();
+      if (ws.getBufferedAmount() > MAX_BACKPRESSURE_BYTES) {
+        s.open = false;
+        ws.end(1013, 'slow consumer: backpressure over 1 MiB');
+        continue;
+      }
+      if (!ping) continue;
+      if (!s.alive) {
+        ws.close();
+        continue;
+      }
+      s.alive = false;
+      ws.ping();
+    }
+  }, SWEEP_MS);
+  sweep.unref();
+
+  return {
+    fanout,
+    sessionCount: () => sockets.size,
+    close(code, reason) {
+      closing = true;
+      clearInterval(sweep);
+      for (const ws of [...sockets]) {
+        ws.getUserData().open = false;
+        ws.end(code, reason);
+      }
+      fanout.close();
+    },
+  };
+}
+
+function helloInfo(s: Session): Record<string, unknown> {
+  const info: Record<string, unknown> = {
+    encoding: s.encoding,
+    topics: TOPICS.filter((t) => !MEMBER_TOPICS.has(t) || s.caller.kind === 'member'),
+    limits: { max_frame_bytes: MAX_FRAME_BYTES, max_backpressure_bytes: MAX_BACKPRESSURE_BYTES },
+  };
+  if (s.caller.kind === 'member') info.registration_number = formatMember(s.caller.member.id);
+  if (s.caller.kind === 'guest') info.guest = s.issued ?? { number: formatGuest(s.caller.guestNumber) };
+  return info;
+}

@@ -1,0 +1,84 @@
+// The stream's bounds (issue 3): 500 subscribers all receive a broadcast; a client that never
+// reads is closed with 1013 while the others keep receiving; dead sockets are dropped by the ping
+// sweep; shutdown closes sessions with 1001.
+import type { Socket as NetSocket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startTestServer, type TestServer } from './helpers/server.js';
+import { busEnv, StreamClient } from './helpers/stream.js';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer({ ...busEnv(), STREAM_PING_INTERVAL_S: '0.3' });
+});
+afterAll(async () => {
+  await s.close();
+});
+
+describe('fan-out', () => {
+  it('delivers one broadcast to 500 concurrent subscribers', async () => {
+    const clients: StreamClient[] = [];
+    for (let i = 0; i < 10; i++) {
+      clients.push(...(await Promise.all(Array.from({ length: 50 }, (_, j) => StreamClient.open(s.url, { msgpack: (i + j) % 3 === 0 })))));
+    }
+    await Promise.all(clients.map((c) => c.request('subscribe', { topic: 'chat' })));
+    const posted = await s.call('POST', '/api/v1/chat', { body: { body: 'to five hundred' } });
+    const got = await Promise.all(clients.map((c) => c.next((f) => f.op === 'event' && f.data?.id === posted.json.data.id)));
+    expect(got.length).toBe(500);
+    expect(new Set(got.map((f) => f.data.body))).toEqual(new Set(['to five hundred']));
+    for (const c of clients) c.close();
+  }, 60_000);
+
+  it('closes a client that never reads with 1013 once past 1 MiB, and the others keep receiving', async () => {
+    const slow = await StreamClient.open(s.url);
+    const fast = await StreamClient.open(s.url, { msgpack: true });
+    await slow.request('subscribe', { topic: 'posts' });
+    await fast.request('subscribe', { topic: 'posts' });
+    // The slow client stops reading its socket; the kernel buffers fill, then the server's.
+    const raw = (slow.ws as unknown as { _socket: NetSocket })._socket;
+    raw.pause();
+    const sessions = s.app.stream.sessionCount();
+    const payload = 'p'.repeat(60_000);
+    let sent = 0;
+    while (s.app.stream.sessionCount() === sessions && sent < 3000) {
+      await s.app.ctx.bus.publish({ topic: 'posts', id: String(++sent), data: { body: payload } });
+      // Pace on the reading client, so only the paused one builds backpressure even when the
+      // machine is loaded (the test process itself is the "fast" reader).
+      if (sent % 8 === 0) await fast.next((f) => f.op === 'event' && f.id === String(sent), 20_000);
+    }
+    expect(s.app.stream.sessionCount()).toBe(sessions - 1);
+    const last = await fast.next((f) => f.op === 'event' && f.id === String(sent), 20_000);
+    expect(last.data.body.length).toBe(60_000);
+    expect(fast.events('posts').length).toBe(sent - 1);
+    expect(await fast.request('ping')).toMatchObject({ op: 'pong' });
+    raw.resume();
+    const { code } = await slow.closed;
+    expect(code).toBe(1013);
+    fast.close();
+  }, 60_000);
+});
+
+describe('liveness and shutdown', () => {
+  it('drops a socket that stops answering pings and keeps one that answers', async () => {
+    const healthy = await StreamClient.open(s.url);
+    const deaf = new WebSocket(`${s.url.replace('http', 'ws')}/api/v1/stream`, { autoPong: false });
+    const closed = new Promise<number>((ok) => deaf.on('close', (code) => ok(code)));
+    await new Promise((ok) => deaf.once('open', ok));
+    const started = Date.now();
+    await closed;
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(healthy.ws.readyState).toBe(WebSocket.OPEN);
+    expect(await healthy.request('ping')).toMatchObject({ op: 'pong' });
+    healthy.close();
+  });
+
+  it('closes every session with 1001 on shutdown', async () => {
+    const other = await startTestServer(busEnv());
+    const a = await StreamClient.open(other.url);
+    const b = await StreamClient.open(other.url, { msgpack: true });
+    await a.request('subscribe', { topic: 'chat' });
+    await other.close();
+    expect((await a.closed).code).toBe(1001);
+    expect((await b.closed).code).toBe(1001);
+  });
+});
