@@ -15,6 +15,15 @@ afterAll(async () => {
   await s.close();
 });
 
+/** Waits (without consuming frames) until `c` has received the event with this id. */
+async function caughtUp(c: StreamClient, id: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!c.events('posts').some((f) => f.id === id)) {
+    if (Date.now() > deadline) throw new Error(`reader never caught up to ${id}`);
+    await new Promise((ok) => setTimeout(ok, 2));
+  }
+}
+
 describe('fan-out', () => {
   it('delivers one broadcast to 500 concurrent subscribers', async () => {
     const clients: StreamClient[] = [];
@@ -44,7 +53,7 @@ describe('fan-out', () => {
       await s.app.ctx.bus.publish({ topic: 'posts', id: String(++sent), data: { body: payload } });
       // Pace on the reading client, so only the paused one builds backpressure even when the
       // machine is loaded (the test process itself is the "fast" reader).
-      if (sent % 8 === 0) await fast.next((f) => f.op === 'event' && f.id === String(sent), 20_000);
+      if (sent % 8 === 0) await caughtUp(fast, String(sent));
     }
     expect(s.app.stream.sessionCount()).toBe(sessions - 1);
     const last = await fast.next((f) => f.op === 'event' && f.id === String(sent), 20_000);
