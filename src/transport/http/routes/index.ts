@@ -4,9 +4,11 @@ import type { AnyRoute } from '../route.js';
 import { documentRoutes } from './documents.js';
 import { healthRoutes } from './health.js';
 import { identityRoutes } from './identity.js';
+import { taskRoutes } from './tasks.js';
 
 export function allRoutes(): AnyRoute[] {
   const list: AnyRoute[] = [...healthRoutes, ...identityRoutes];
+  list.push(...taskRoutes);
   list.push(...documentRoutes(() => list));
   return list;
 }
