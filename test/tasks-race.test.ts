@@ -5,6 +5,7 @@
 // each other (two nodes on one database when PostgreSQL is available).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDue } from '../src/domain/task-deadlines.js';
+import { txWithRetry } from '../src/store/retry.js';
 import { type Answer, startTestServer, TestClock, type TestServer, usingRealPostgres } from './helpers/server.js';
 import { conservation, delivered, type Member, member, move, post } from './helpers/tasks.js';
 
@@ -140,4 +141,39 @@ describe(`races over ${TASKS} tasks`, () => {
       if (other !== s) await other.app.close();
     }
   }, 300_000);
+});
+
+describe('retries', () => {
+  const conflict = (code: string) => Object.assign(new Error('conflict'), { code });
+
+  it('runs a transaction again after a serialization failure or a deadlock', async () => {
+    let tries = 0;
+    const out = await txWithRetry(s.app.ctx.sql, async (tx) => {
+      tries++;
+      await tx`SELECT 1`;
+      if (tries === 1) throw conflict('40001');
+      if (tries === 2) throw conflict('40P01');
+      return 'done';
+    });
+    expect([out, tries]).toEqual(['done', 3]);
+  });
+
+  it('answers 503 UNAVAILABLE, never a 500, when every attempt loses', async () => {
+    await expect(
+      txWithRetry(s.app.ctx.sql, async () => {
+        throw conflict('40001');
+      }),
+    ).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+  });
+
+  it('does not retry other errors', async () => {
+    let tries = 0;
+    await expect(
+      txWithRetry(s.app.ctx.sql, async () => {
+        tries++;
+        throw conflict('23514');
+      }),
+    ).rejects.toMatchObject({ code: '23514' });
+    expect(tries).toBe(1);
+  });
 });

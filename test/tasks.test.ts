@@ -1,5 +1,6 @@
 // The task board over real HTTP (issue 6): posting into escrow, the full paid flow, every refused
 // move with its status and code and nothing written, lists, the bus, and the database guards.
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BusMessage } from '../src/domain/ports.js';
 import { startTestServer, TestClock, type TestServer } from './helpers/server.js';
@@ -412,5 +413,30 @@ describe('the database itself guards the credits', () => {
     expect(before).not.toBe(mid);
     // The event log is append-only.
     expect(await code(sql`DELETE FROM task_events WHERE task_id = ${id}`)).toBe('42501');
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('describes every task operation with its error codes, and stays valid OpenAPI 3.1', async () => {
+    const r = await s.call('GET', '/api/openapi.json');
+    expect(r.status).toBe(200);
+    const doc = r.json;
+    const result = await new Validator().validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    const paths = doc.paths as Record<string, Record<string, unknown>>;
+    for (const p of [
+      '/api/v1/habitat/tasks',
+      '/api/v1/habitat/tasks/{id}',
+      '/api/v1/habitat/tasks/{id}/claim',
+      '/api/v1/habitat/tasks/{id}/submissions',
+      '/api/v1/habitat/tasks/{id}/approve',
+      '/api/v1/habitat/tasks/{id}/cancel',
+    ]) {
+      expect(paths[p], p).toBeDefined();
+    }
+    const text = JSON.stringify(paths['/api/v1/habitat/tasks']);
+    for (const code of ['REWARD_OUT_OF_RANGE', 'INSUFFICIENT_CREDITS', 'REGISTRATION_REQUIRED']) expect(text).toContain(code);
+    expect(JSON.stringify(paths['/api/v1/habitat/tasks/{id}/approve'])).toContain('INVALID_STATE');
   });
 });
