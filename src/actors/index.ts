@@ -2,6 +2,7 @@
 // starts them after the HTTP server and stops them, in reverse order, before closing the store.
 import type { Ctx } from '../domain/ports.js';
 import { createDepositVerifier } from './deposit-verifier.js';
+import { startTaskDeadlines } from './task-deadlines.js';
 
 export interface Actor {
   readonly name: string;
@@ -13,6 +14,8 @@ export type ActorFactory = (ctx: Ctx) => Promise<Actor> | Actor;
 export const ACTORS: ActorFactory[] = [
   // issue 7: the treasury deposit verifier
   (ctx) => createDepositVerifier(ctx),
+  // issue 6: durable task deadlines
+  (ctx) => startTaskDeadlines(ctx),
 ];
 
 export async function startActors(ctx: Ctx, factories: ActorFactory[] = ACTORS): Promise<Actor[]> {

@@ -8,13 +8,14 @@ import { healthRoutes } from './health.js';
 import { identityRoutes } from './identity.js';
 import { postRoutes } from './posts.js';
 import { standingRoutes } from './standing.js';
+import { taskRoutes } from './tasks.js';
 import { treasuryRoutes } from './treasury.js';
 import { workroomRoutes } from './workroom.js';
 
 export function allRoutes(): AnyRoute[] {
   const list: AnyRoute[] = [...healthRoutes, ...identityRoutes, ...chatRoutes];
   list.push(...workroomRoutes, ...postRoutes, ...standingRoutes);
-  list.push(...treasuryRoutes, ...fundingRoutes);
+  list.push(...taskRoutes, ...treasuryRoutes, ...fundingRoutes);
   list.push(...documentRoutes(() => list));
   return list;
 }

@@ -1,0 +1,44 @@
+// The task-deadline scheduler (DESIGN.md "Actors"): polls the database for due task deadlines
+// every few seconds, starting with a pass at boot so whatever fell due while the node was down
+// fires as soon as it is back. Correctness does not depend on this timer: the deadlines live in
+// the database and runDue takes each one with SKIP LOCKED (src/domain/task-deadlines.ts).
+import type { Ctx } from '../domain/ports.js';
+import { runDue } from '../domain/task-deadlines.js';
+import type { Actor } from './index.js';
+
+export const TASK_DEADLINE_POLL_MS = 5000;
+
+export function startTaskDeadlines(ctx: Ctx, opts: { intervalMs?: number } = {}): Actor {
+  const intervalMs = opts.intervalMs ?? TASK_DEADLINE_POLL_MS;
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | null = null;
+
+  const pass = async (): Promise<void> => {
+    try {
+      const fired = await runDue(ctx);
+      if (fired > 0) ctx.log.info({ fired }, 'task deadlines fired');
+    } catch (err) {
+      // A failed pass changes nothing (each deadline commits on its own); the next one retries.
+      if (!stopped) ctx.log.warn({ err }, 'task deadline pass failed');
+    }
+  };
+  const schedule = (ms: number): void => {
+    timer = setTimeout(() => {
+      running = pass().then(() => {
+        if (!stopped) schedule(intervalMs);
+      });
+    }, ms);
+    timer.unref();
+  };
+  schedule(0);
+
+  return {
+    name: 'task-deadlines',
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}

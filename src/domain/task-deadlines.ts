@@ -1,0 +1,27 @@
+// Durable task deadlines (DECISIONS.md "Tasks (credits)": 7 days unclaimed, 24 h approval;
+// "Beyond the spec": 72 h claim). Each pending deadline is tasks.due_at in the database. A pass
+// takes due tasks one at a time with FOR UPDATE SKIP LOCKED, so several nodes share the work and
+// none repeats another's; the state move, the ledger move and the event row commit together, so
+// a crash or restart neither loses a deadline (it is still due) nor repeats one (it is gone).
+import { txWithRetry } from '../store/retry.js';
+import * as store from '../store/tasks.js';
+import type { Ctx } from './ports.js';
+import { publishMoves, readView, settleDue } from './task-moves.js';
+import type { TaskView } from './task-view.js';
+
+/** Fires every deadline due now (up to `max` tasks per pass); returns how many fired. */
+export async function runDue(ctx: Ctx, max = 500): Promise<number> {
+  let count = 0;
+  for (let i = 0; i < max; i++) {
+    const done = await txWithRetry(ctx.sql, async (tx) => {
+      const task = await store.lockNextDue(tx, ctx.clock.now());
+      if (!task) return null;
+      const { fired } = await settleDue(tx, task, ctx.clock.now());
+      return { fired, view: await readView(tx, task.id) };
+    });
+    if (!done) break;
+    count += done.fired.length;
+    await publishMoves(ctx, done.fired, new Map<string, TaskView>([[done.view.id, done.view]]));
+  }
+  return count;
+}

@@ -1,0 +1,151 @@
+// SQL for the task board (sql/006_tasks.sql). Every read that precedes a move locks the task row
+// (FOR UPDATE OF t), so concurrent moves on one task queue up and each sees the last one's result.
+import type { Sql } from 'postgres';
+import type { TaskState } from '../machines/task.js';
+import type { Tx } from './ledger.js';
+
+export interface TaskRow {
+  id: string;
+  seq: string;
+  state: TaskState;
+  version: number;
+  title: string;
+  body: string;
+  reward_points: number;
+  poster_id: number;
+  poster_name: string;
+  claimer_id: number | null;
+  claimer_name: string | null;
+  escrow_account: string;
+  created_at: Date;
+  expires_at: Date;
+  claimed_at: Date | null;
+  claim_expires_at: Date | null;
+  delivered_at: Date | null;
+  approve_by: Date | null;
+  approved_at: Date | null;
+  approved_how: 'poster' | 'automatic' | null;
+  closed_at: Date | null;
+  closed_reason: 'cancelled' | 'expired' | null;
+  due_at: Date | null;
+}
+
+export interface SubmissionRow {
+  id: string;
+  task_id: string;
+  author_id: number;
+  author_name: string;
+  body: string;
+  created_at: Date;
+}
+
+/** Columns a move may change. */
+export type TaskPatch = Partial<
+  Pick<
+    TaskRow,
+    | 'state'
+    | 'claimer_id'
+    | 'expires_at'
+    | 'claimed_at'
+    | 'claim_expires_at'
+    | 'delivered_at'
+    | 'approve_by'
+    | 'approved_at'
+    | 'approved_how'
+    | 'closed_at'
+    | 'closed_reason'
+  >
+>;
+
+const SELECT = `
+  SELECT t.id::text AS id, t.seq::text AS seq, t.state, t.version, t.title, t.body, t.reward_points,
+         t.poster_id::int AS poster_id, p.name AS poster_name, t.claimer_id::int AS claimer_id, c.name AS claimer_name,
+         t.escrow_account, t.created_at, t.expires_at, t.claimed_at, t.claim_expires_at, t.delivered_at, t.approve_by,
+         t.approved_at, t.approved_how, t.closed_at, t.closed_reason, t.due_at
+  FROM tasks t JOIN identities p ON p.id = t.poster_id LEFT JOIN identities c ON c.id = t.claimer_id`;
+
+export interface NewTask {
+  id: string;
+  title: string;
+  body: string;
+  reward: number;
+  posterId: number;
+  escrowAccount: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export async function insertTask(tx: Tx, n: NewTask): Promise<void> {
+  await tx`INSERT INTO tasks (id, state, title, body, reward_points, poster_id, escrow_account, created_at, expires_at)
+           VALUES (${n.id}, 'open', ${n.title}, ${n.body}, ${n.reward}, ${n.posterId}, ${n.escrowAccount}, ${n.createdAt},
+                   ${n.expiresAt})`;
+}
+
+export async function lockTask(tx: Tx, id: string): Promise<TaskRow | null> {
+  const rows = await tx.unsafe<TaskRow[]>(`${SELECT} WHERE t.id = $1 FOR UPDATE OF t`, [id]);
+  return rows[0] ?? null;
+}
+
+/**
+ * The most overdue task not being moved by anyone else. SKIP LOCKED lets several nodes (or
+ * several passes) share the queue without waiting on, or repeating, each other's work.
+ */
+export async function lockNextDue(tx: Tx, now: Date): Promise<TaskRow | null> {
+  const rows = await tx.unsafe<TaskRow[]>(`${SELECT} WHERE t.due_at <= $1 ORDER BY t.due_at LIMIT 1 FOR UPDATE OF t SKIP LOCKED`, [now]);
+  return rows[0] ?? null;
+}
+
+export async function getTask(sql: Tx, id: string): Promise<TaskRow | null> {
+  const rows = await sql.unsafe<TaskRow[]>(`${SELECT} WHERE t.id = $1`, [id]);
+  return rows[0] ?? null;
+}
+
+/** Newest first; `beforeSeq` is the keyset cursor. */
+export async function listTasks(sql: Sql, state: TaskState | null, beforeSeq: string | null, limit: number): Promise<TaskRow[]> {
+  return sql.unsafe<TaskRow[]>(
+    `${SELECT} WHERE ($1::text IS NULL OR t.state = $1) AND ($2::bigint IS NULL OR t.seq < $2) ORDER BY t.seq DESC LIMIT $3`,
+    [state, beforeSeq, limit],
+  );
+}
+
+export async function updateTask(tx: Tx, id: string, version: number, patch: TaskPatch): Promise<void> {
+  const cols = Object.keys(patch) as (keyof TaskPatch)[];
+  const res = await tx`UPDATE tasks SET ${tx(patch as Record<string, unknown>, ...cols)}, version = ${version + 1}
+                       WHERE id = ${id} AND version = ${version}`;
+  // The row is locked, so the version cannot have moved; this guards the invariant anyway.
+  if (res.count !== 1) throw new Error(`task ${id} changed under its lock`);
+}
+
+export interface NewTaskEvent {
+  taskId: string;
+  version: number;
+  event: string;
+  from: TaskState | null;
+  to: TaskState;
+  actorId: number | null;
+  at: Date;
+}
+
+export async function insertEvent(tx: Tx, e: NewTaskEvent): Promise<string> {
+  const [row] = await tx<{ seq: string }[]>`
+    INSERT INTO task_events (task_id, version, event, from_state, to_state, actor_id, at)
+    VALUES (${e.taskId}, ${e.version}, ${e.event}, ${e.from}, ${e.to}, ${e.actorId}, ${e.at})
+    RETURNING seq::text AS seq`;
+  if (!row) throw new Error('insert task_events returned nothing');
+  return row.seq;
+}
+
+export async function insertSubmission(tx: Tx, taskId: string, authorId: number, body: string, at: Date): Promise<void> {
+  await tx`INSERT INTO task_submissions (task_id, author_id, body, created_at) VALUES (${taskId}, ${authorId}, ${body}, ${at})`;
+}
+
+export async function submissionsOf(sql: Tx, taskIds: string[]): Promise<SubmissionRow[]> {
+  if (taskIds.length === 0) return [];
+  return sql.unsafe<SubmissionRow[]>(
+    `SELECT s.id::text AS id, s.task_id::text AS task_id, s.author_id::int AS author_id, i.name AS author_name, s.body,
+            s.created_at
+     FROM task_submissions s JOIN identities i ON i.id = s.author_id
+     WHERE s.task_id = ANY($1::uuid[]) ORDER BY s.created_at`,
+    [taskIds],
+  );
+}
