@@ -13,6 +13,7 @@ import { createPipeline } from './transport/http/pipeline.js';
 import { Router } from './transport/http/router.js';
 import { allRoutes } from './transport/http/routes/index.js';
 import { type InFlight, mountHttp } from './transport/http/uws.js';
+import { mountNostrRelay } from './transport/nostr/relay.js';
 
 export interface AppOptions {
   config: Config;
@@ -45,6 +46,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const inflight: InFlight = { count: 0, drained: null };
   const app = uWS.App();
   mountHttp(app, createPipeline(ctx, router, guests), inflight);
+  const nostrRelay = mountNostrRelay(app, ctx);
 
   const listenSocket = await new Promise<uWS.us_listen_socket>((ok, ko) => {
     app.listen(config.host, config.port, (s) => (s ? ok(s) : ko(new Error(`cannot listen on ${config.host}:${config.port}`))));
@@ -66,6 +68,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       if (closed) return;
       closed = true;
       uWS.us_listen_socket_close(listenSocket);
+      nostrRelay.close();
       await stopActors(actors);
       if (inflight.count > 0) {
         await new Promise<void>((ok) => {

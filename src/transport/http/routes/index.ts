@@ -4,9 +4,13 @@ import type { AnyRoute } from '../route.js';
 import { documentRoutes } from './documents.js';
 import { healthRoutes } from './health.js';
 import { identityRoutes } from './identity.js';
+import { pushRoutes } from './push.js';
+import { replyRoutes } from './replies.js';
+import { signalRoutes } from './signal.js';
 
 export function allRoutes(): AnyRoute[] {
   const list: AnyRoute[] = [...healthRoutes, ...identityRoutes];
+  list.push(...replyRoutes, ...signalRoutes, ...pushRoutes);
   list.push(...documentRoutes(() => list));
   return list;
 }
