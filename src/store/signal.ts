@@ -20,7 +20,7 @@ export async function insertEmission(
   const rows = await tx.unsafe<EmissionRow[]>(
     `INSERT INTO signal_emissions (id, slot, emitted_at, payload, node_id) VALUES ($1, $2, $3, $4::jsonb, $5)
      ON CONFLICT (slot) DO NOTHING RETURNING ${COLS}`,
-    [e.id, e.slot, e.emittedAt, JSON.stringify(e.payload), e.nodeId],
+    [e.id, e.slot, e.emittedAt, e.payload as never, e.nodeId],
   );
   return rows[0] ?? null;
 }
