@@ -8,6 +8,18 @@ import type { Ctx } from '../../domain/ports.js';
 
 export const RELAY_TRIES = 4;
 
+/**
+ * nostr-tools drops its `onerror` handler before closing a socket that is still connecting (a
+ * hanging relay); `ws` then emits 'error' with no listener, which would crash the process. A
+ * permanent listener keeps such errors where they belong: in the failed attempt.
+ */
+class GuardedWebSocket extends WebSocket {
+  constructor(url: string | URL, protocols?: string | string[]) {
+    super(url, protocols);
+    this.on('error', () => {});
+  }
+}
+
 export interface PublisherOptions {
   backoffBaseMs: number;
   timeoutMs: number;
@@ -54,7 +66,7 @@ export class NostrPublisher {
       if (this.stopped) return;
       const relay = new AbstractRelay(url, {
         verifyEvent,
-        websocketImplementation: WebSocket as unknown as typeof globalThis.WebSocket,
+        websocketImplementation: GuardedWebSocket as unknown as typeof globalThis.WebSocket,
         enableReconnect: false,
         enablePing: false,
       });
