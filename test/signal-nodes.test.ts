@@ -10,6 +10,7 @@ import { slotOf } from '../src/domain/signal.js';
 import { insertEmission } from '../src/store/signal.js';
 import { waitFor } from './helpers/receiver.js';
 import { startTestServer, TestClock, type TestServer, usingRealPostgres } from './helpers/server.js';
+import { emitNext } from './helpers/signal.js';
 
 const clock = new TestClock();
 const INTERVAL_S = 30;
@@ -30,9 +31,7 @@ describe('the database keeps one emission per tick', () => {
   });
 
   it('refuses a second emission for the same slot, whoever inserts it', async () => {
-    clock.advance(INTERVAL_S * 1000);
-    const t = await schedulerOf(s.app.ctx).tick();
-    expect(t.role).toBe('leader');
+    await emitNext(s, clock);
     const slot = slotOf(s.app.ctx, clock.now());
     const dup = await insertEmission(s.app.ctx.sql, { id: randomUUID(), slot, emittedAt: clock.now(), payload: {}, nodeId: 'other' });
     expect(dup).toBeNull();

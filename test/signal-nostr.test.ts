@@ -29,8 +29,9 @@ beforeAll(async () => {
   hanging = net.createServer((c) => sockets.add(c));
   await new Promise<void>((ok) => hanging.listen(0, '127.0.0.1', () => ok()));
   const hangingUrl = `ws://127.0.0.1:${(hanging.address() as net.AddressInfo).port}`;
-  // 3 s interval: relay timeout 750 ms, backoff base 50 ms.
-  s = await startTestServer({ SIGNAL_INTERVAL_S: '3', NOSTR_RELAYS: `ws://127.0.0.1:1,${hangingUrl},${relay.url}` }, { clock });
+  // 20 s interval: relay timeout 5 s, backoff base 333 ms; a tick that waited for the hanging
+  // relay would take at least 5 s.
+  s = await startTestServer({ SIGNAL_INTERVAL_S: '20', NOSTR_RELAYS: `ws://127.0.0.1:1,${hangingUrl},${relay.url}` }, { clock });
 });
 afterAll(async () => {
   await s?.close();
@@ -62,7 +63,7 @@ describe('publishing to relays', () => {
   it('publishes kind 1 and kind 30078 to a live relay; dead and hanging relays never stall the tick', async () => {
     const t0 = Date.now();
     const entry = await emitNext(s, clock);
-    expect(Date.now() - t0).toBeLessThan(1500);
+    expect(Date.now() - t0).toBeLessThan(4000);
     const sched = schedulerOf(s.app.ctx);
     await waitFor(
       () => relay.stored().filter((e) => e.content.includes(entry.id) || e.tags.some((t) => t[1]?.endsWith(entry.id))).length === 2,
