@@ -91,7 +91,6 @@ describe('publishing to relays', () => {
     expect(content.payload.signal).toBe('CALL_FOR_AIS');
     // The raw frames the relay received verify from their JSON form.
     for (const raw of relay.received) expect(verifyEvent(JSON.parse(raw))).toBe(true);
-    await sched.idle();
   });
 
   it('signs with a key generated once and kept in the database, or with NOSTR_SECRET_KEY when set', async () => {
