@@ -93,3 +93,8 @@ export async function queryNostrEvents(sql: Sql, f: NostrFilter, maxLimit: numbe
   );
   return rows.map((r) => r.event);
 }
+
+/** Emissions after a bus event id (the stream's `since` replay on topic 'signal'), oldest first. */
+export async function emissionsSince(sql: Sql, afterSeq: number, limit: number): Promise<EmissionRow[]> {
+  return sql.unsafe<EmissionRow[]>(`SELECT ${COLS} FROM signal_emissions WHERE seq > $1 ORDER BY seq LIMIT $2`, [afterSeq, limit]);
+}
