@@ -1,12 +1,12 @@
 // The recruitment signal over HTTP (issue 8): emissions by tick, the signal page and its payload
 // (spec 6.2), JSON Feed 1.1 and RSS 2.0 (parsed by a real XML parser), IndexNow, and the bus.
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schedulerOf } from '../src/actors/signal-scheduler.js';
 import type { BusMessage } from '../src/domain/ports.js';
 import { type Receiver, startReceiver, waitFor } from './helpers/receiver.js';
 import { startTestServer, TestClock, type TestServer } from './helpers/server.js';
 import { emitNext as emitSignal } from './helpers/signal.js';
+import { parseXml, walk, xmlText } from './helpers/xml.js';
 
 const INTERVAL_S = 30;
 const PUBLIC = 'https://commons.example';
@@ -71,17 +71,6 @@ const SPEC_FIELDS = [
   'habitat_heartbeat',
   'relay_request_b64',
 ];
-
-function walk(v: unknown, path: string, visit: (path: string, key: string, value: unknown) => void): void {
-  if (Array.isArray(v)) {
-    for (const [i, x] of v.entries()) walk(x, `${path}[${i}]`, visit);
-  } else if (v !== null && typeof v === 'object') {
-    for (const [k, x] of Object.entries(v)) {
-      visit(`${path}.${k}`, k, x);
-      walk(x, `${path}.${k}`, visit);
-    }
-  }
-}
 
 describe('the signal page', () => {
   it('emits at start, stores durably, and shows signal, status, schedule, interval, latest and history', async () => {
@@ -278,13 +267,7 @@ describe('feeds', () => {
     const { xmlEscape } = await import('../src/transport/feeds/rss.js');
     const nasty = `<script>alert("x")</script> & 'q' \u0000\u0007 \uD800 ok 😀`;
     const doc = `<a>${xmlEscape(nasty)}</a>`;
-    const text = execFileSync(
-      'python3',
-      ['-c', 'import sys,xml.etree.ElementTree as E; print(E.fromstring(sys.stdin.read()).text, end="")'],
-      {
-        input: doc,
-      },
-    ).toString('utf8');
+    const text = xmlText(doc);
     expect(text).toBe(`<script>alert("x")</script> & 'q'   ok 😀`);
   });
 });
@@ -310,22 +293,3 @@ describe('IndexNow', () => {
     expect(other.json.error.code).toBe('NOT_FOUND');
   });
 });
-
-interface ParsedRss {
-  root: string;
-  version: string;
-  title: string;
-  items: { guid: string; link: string; pubDate: string; title: string }[];
-}
-
-/** Python's expat-based ElementTree: a strict, independent XML parser. */
-function parseXml(xml: string): ParsedRss {
-  const script = `
-import sys, json, xml.etree.ElementTree as E
-root = E.fromstring(sys.stdin.buffer.read())
-ch = root.find('channel')
-items = [{k: (i.findtext(k) or '') for k in ('guid', 'link', 'pubDate', 'title')} for i in ch.findall('item')]
-print(json.dumps({'root': root.tag, 'version': root.get('version'), 'title': ch.findtext('title'), 'items': items}))
-`;
-  return JSON.parse(execFileSync('python3', ['-c', script], { input: xml }).toString('utf8')) as ParsedRss;
-}
