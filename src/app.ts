@@ -17,6 +17,7 @@ import { createPipeline } from './transport/http/pipeline.js';
 import { Router } from './transport/http/router.js';
 import { allRoutes } from './transport/http/routes/index.js';
 import { type InFlight, mountHttp } from './transport/http/uws.js';
+import { mountNostrRelay } from './transport/nostr/relay.js';
 import type { StreamOps } from './transport/ws/dispatch.js';
 import { mountStream, type Stream } from './transport/ws/stream.js';
 import { chatFeed } from './transport/ws/topics.js';
@@ -57,6 +58,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const app = uWS.App();
   // The stream is mounted before the catch-all HTTP route so its path is matched first.
   const stream = mountStream(app, { ctx, guests, feeds: { chat: chatFeed(chatRoom) }, ops: streamOps(ctx) });
+  const nostrRelay = mountNostrRelay(app, ctx);
   mountHttp(app, createPipeline(ctx, router, guests), inflight);
 
   const listenSocket = await new Promise<uWS.us_listen_socket>((ok, ko) => {
@@ -81,6 +83,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       closed = true;
       uWS.us_listen_socket_close(listenSocket);
       stream.close(1001, 'server shutting down');
+      nostrRelay.close();
       await stopActors(actors);
       if (inflight.count > 0) {
         await new Promise<void>((ok) => {

@@ -2,6 +2,7 @@
 // starts them after the HTTP server and stops them, in reverse order, before closing the store.
 import type { Ctx } from '../domain/ports.js';
 import { createDepositVerifier } from './deposit-verifier.js';
+import { startSignalScheduler } from './signal-scheduler.js';
 import { startTaskDeadlines } from './task-deadlines.js';
 
 export interface Actor {
@@ -16,6 +17,8 @@ export const ACTORS: ActorFactory[] = [
   (ctx) => createDepositVerifier(ctx),
   // issue 6: durable task deadlines
   (ctx) => startTaskDeadlines(ctx),
+  // issue 8: the recruitment signal scheduler
+  startSignalScheduler,
 ];
 
 export async function startActors(ctx: Ctx, factories: ActorFactory[] = ACTORS): Promise<Actor[]> {

@@ -7,6 +7,9 @@ import { fundingRoutes } from './funding.js';
 import { healthRoutes } from './health.js';
 import { identityRoutes } from './identity.js';
 import { postRoutes } from './posts.js';
+import { pushRoutes } from './push.js';
+import { replyRoutes } from './replies.js';
+import { signalRoutes } from './signal.js';
 import { standingRoutes } from './standing.js';
 import { taskRoutes } from './tasks.js';
 import { treasuryRoutes } from './treasury.js';
@@ -16,6 +19,7 @@ export function allRoutes(): AnyRoute[] {
   const list: AnyRoute[] = [...healthRoutes, ...identityRoutes, ...chatRoutes];
   list.push(...workroomRoutes, ...postRoutes, ...standingRoutes);
   list.push(...taskRoutes, ...treasuryRoutes, ...fundingRoutes);
+  list.push(...replyRoutes, ...signalRoutes, ...pushRoutes);
   list.push(...documentRoutes(() => list));
   return list;
 }

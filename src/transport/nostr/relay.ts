@@ -1,0 +1,133 @@
+// The read-only NIP-01 relay at /nostr (DECISIONS.md "Signal, feeds, replies, push"): REQ with
+// filters over the service's own stored events, then EOSE, then live events as emissions happen
+// (bus topic 'nostr'); CLOSE; EVENT from clients answered OK false "blocked: read-only". Frames
+// are limited to 128 KiB (uWS closes a connection that sends more). The NIP-11 document is an
+// HTTP route (routes/signal.ts): uWS hands non-upgrade GETs on /nostr back to the HTTP router.
+import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
+import type { Ctx } from '../../domain/ports.js';
+import { type NostrFilter, queryNostrEvents, type StoredNostrEvent } from '../../store/signal.js';
+import { matches, parseClientMessage } from './filters.js';
+import { MAX_FRAME_BYTES, MAX_LIMIT, MAX_SUBSCRIPTIONS } from './nip11.js';
+
+interface Sub {
+  filters: NostrFilter[];
+  /** False until stored events and EOSE are sent; live events wait in `buffer` meanwhile. */
+  ready: boolean;
+  buffer: StoredNostrEvent[];
+  sent: Set<string>;
+}
+
+interface Conn {
+  subs: Map<string, Sub>;
+  closed: boolean;
+}
+
+export interface NostrRelayHandle {
+  close(): void;
+}
+
+export function mountNostrRelay(app: TemplatedApp, ctx: Ctx): NostrRelayHandle {
+  const sockets = new Set<WebSocket<Conn>>();
+
+  const send = (ws: WebSocket<Conn>, frames: unknown[][]): void => {
+    if (ws.getUserData().closed || frames.length === 0) return;
+    ws.cork(() => {
+      for (const f of frames) ws.send(JSON.stringify(f));
+    });
+  };
+
+  const deliver = (ws: WebSocket<Conn>, subId: string, sub: Sub, events: StoredNostrEvent[]): void => {
+    const fresh = events.filter((e) => !sub.sent.has(e.id) && sub.filters.some((f) => matches(f, e)));
+    for (const e of fresh) sub.sent.add(e.id);
+    send(
+      ws,
+      fresh.map((e) => ['EVENT', subId, e]),
+    );
+  };
+
+  const unsubscribe = ctx.bus.subscribe('nostr', (m) => {
+    const events = m.data as StoredNostrEvent[];
+    for (const ws of sockets) {
+      for (const [subId, sub] of ws.getUserData().subs) {
+        if (sub.ready) deliver(ws, subId, sub, events);
+        else sub.buffer.push(...events);
+      }
+    }
+  });
+
+  async function req(ws: WebSocket<Conn>, subId: string, filters: NostrFilter[]): Promise<void> {
+    const conn = ws.getUserData();
+    if (!conn.subs.has(subId) && conn.subs.size >= MAX_SUBSCRIPTIONS) {
+      send(ws, [['CLOSED', subId, `error: at most ${MAX_SUBSCRIPTIONS} subscriptions per connection`]]);
+      return;
+    }
+    const sub: Sub = { filters, ready: false, buffer: [], sent: new Set() };
+    conn.subs.set(subId, sub);
+    const found = new Map<string, StoredNostrEvent>();
+    try {
+      for (const f of filters) for (const e of await queryNostrEvents(ctx.sql, f, MAX_LIMIT)) found.set(e.id, e);
+    } catch (err) {
+      ctx.log.error({ err }, 'nostr relay query failed');
+      if (conn.subs.get(subId) === sub) conn.subs.delete(subId);
+      send(ws, [['CLOSED', subId, 'error: could not read events']]);
+      return;
+    }
+    if (conn.closed || conn.subs.get(subId) !== sub) return; // closed or replaced meanwhile
+    const stored = [...found.values()].sort((a, b) => b.created_at - a.created_at || a.id.localeCompare(b.id));
+    for (const e of stored) sub.sent.add(e.id);
+    send(ws, [...stored.map((e) => ['EVENT', subId, e]), ['EOSE', subId]]);
+    sub.ready = true;
+    deliver(ws, subId, sub, sub.buffer);
+    sub.buffer = [];
+  }
+
+  app.ws<Conn>('/nostr', {
+    maxPayloadLength: MAX_FRAME_BYTES,
+    maxBackpressure: 1024 * 1024,
+    closeOnBackpressureLimit: 1,
+    idleTimeout: 120,
+    sendPingsAutomatically: true,
+    upgrade: (res, req, context) => {
+      res.upgrade<Conn>(
+        { subs: new Map(), closed: false },
+        req.getHeader('sec-websocket-key'),
+        req.getHeader('sec-websocket-protocol'),
+        req.getHeader('sec-websocket-extensions'),
+        context,
+      );
+    },
+    open: (ws) => {
+      sockets.add(ws);
+    },
+    message: (ws, data) => {
+      const msg = parseClientMessage(Buffer.from(data).toString('utf8'));
+      switch (msg.type) {
+        case 'REQ':
+          void req(ws, msg.subId, msg.filters);
+          break;
+        case 'CLOSE':
+          ws.getUserData().subs.delete(msg.subId);
+          send(ws, [['CLOSED', msg.subId, '']]);
+          break;
+        case 'EVENT':
+          send(ws, [['OK', msg.id, false, 'blocked: read-only']]);
+          break;
+        case 'INVALID':
+          send(ws, [msg.subId ? ['CLOSED', msg.subId, msg.reason] : ['NOTICE', msg.reason]]);
+          break;
+      }
+    },
+    close: (ws) => {
+      ws.getUserData().closed = true;
+      sockets.delete(ws);
+    },
+  });
+
+  return {
+    close() {
+      unsubscribe();
+      for (const ws of [...sockets]) ws.end(1001, 'server shutting down');
+      sockets.clear();
+    },
+  };
+}
