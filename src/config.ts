@@ -29,6 +29,7 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: optionalString,
   REDIS_URL: optionalString,
+  REDIS_PREFIX: z.string().default('commons:'),
   SIGNAL_INTERVAL_S: z.coerce.number().positive().default(111),
   NOSTR_RELAYS: list,
   NOSTR_SECRET_KEY: optionalString,
@@ -59,6 +60,8 @@ export interface Config {
   /** PostgreSQL schema to use (tests isolate runs in their own schema). */
   databaseSchema: string | undefined;
   redisUrl: string | undefined;
+  /** Prefix of every Redis key (tests make it unique per run). */
+  redisPrefix: string;
   signalIntervalS: number;
   nostrRelays: string[];
   nostrSecretKey: string | undefined;
@@ -82,6 +85,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL,
     databaseSchema: undefined,
     redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
     signalIntervalS: e.SIGNAL_INTERVAL_S,
     nostrRelays: e.NOSTR_RELAYS,
     nostrSecretKey: e.NOSTR_SECRET_KEY,
