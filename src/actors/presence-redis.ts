@@ -4,11 +4,13 @@
 // and only that node announces it.
 import { Redis } from 'ioredis';
 
+// The whole set expires two windows after the last heartbeat anywhere (it would be empty then).
 // 0: was online; 1: was absent; 2: was expired but not yet removed (the caller announces the
 // missed offline, then online). The score only moves forward.
 const TOUCH = `
 local old = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if old == false or tonumber(old) < tonumber(ARGV[2]) then redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
 if old == false then return 1 end
 if tonumber(old) <= tonumber(ARGV[3]) then return 2 end
 return 0`;
@@ -26,7 +28,7 @@ if #ids > 0 then redis.call('ZREM', KEYS[1], unpack(ids)) end
 return ids`;
 
 type Scripted = Redis & {
-  presenceTouch(key: string, id: number, expiry: number, now: number): Promise<number>;
+  presenceTouch(key: string, id: number, expiry: number, now: number, keyTtl: number): Promise<number>;
   presenceExpire(key: string, id: number, now: number): Promise<number>;
   presenceSweep(key: string, now: number, limit: number): Promise<string[]>;
 };
@@ -47,7 +49,7 @@ export class RedisPresence {
   }
 
   async touch(id: number, expiry: number, now: number): Promise<TouchResult> {
-    const r = await this.redis.presenceTouch(this.key, id, expiry, now);
+    const r = await this.redis.presenceTouch(this.key, id, expiry, now, 2 * (expiry - now));
     return r === 1 ? 'new' : r === 2 ? 'was_expired' : 'was_online';
   }
 
