@@ -67,9 +67,15 @@ describe('PresenceRuntime', () => {
   });
 
   it('agrees with a reference model for any interleaving of heartbeats and ticks', () => {
+    // Steps near the window's edge and within one second find off-by-a-bucket errors.
+    const dt = fc.oneof(
+      fc.integer({ min: 0, max: 2 * W }),
+      fc.integer({ min: W - 2000, max: W + 2000 }),
+      fc.integer({ min: 0, max: 3000 }),
+    );
     const op = fc.oneof(
-      fc.record({ kind: fc.constant('beat' as const), id: fc.integer({ min: 1, max: 8 }), dt: fc.integer({ min: 0, max: W }) }),
-      fc.record({ kind: fc.constant('tick' as const), dt: fc.integer({ min: 0, max: 2 * W }) }),
+      fc.record({ kind: fc.constant('beat' as const), id: fc.integer({ min: 1, max: 8 }), dt }),
+      fc.record({ kind: fc.constant('tick' as const), dt }),
     );
     fc.assert(
       fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
@@ -102,7 +108,7 @@ describe('PresenceRuntime', () => {
         }
         expect(changes).toEqual(expected);
       }),
-      { numRuns: 300 },
+      { numRuns: 1000 },
     );
   });
 });

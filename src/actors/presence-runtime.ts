@@ -27,7 +27,7 @@ export class PresenceRuntime {
   private size = 0;
   private online = 0;
   private readonly wheel = new Map<number, number[]>();
-  /** The next bucket the tick will process (0 before the first tick: processes from the oldest). */
+  /** The first bucket the next tick will process (0 before the first tick: from the oldest). */
   private cursor = 0;
 
   constructor(private readonly onChange: Change = () => {}) {}
@@ -83,6 +83,8 @@ export class PresenceRuntime {
       last - this.cursor > this.wheel.size
         ? [...this.wheel.keys()].filter((k) => k <= last).sort((a, b) => a - b)
         : range(this.cursor, last);
+    // The current bucket is examined again next tick: it may hold timers later in this second.
+    this.cursor = last;
     for (const b of keys) {
       const list = this.wheel.get(b);
       if (!list) continue;
@@ -96,7 +98,6 @@ export class PresenceRuntime {
         else this.fire(slot, at, true);
       }
     }
-    this.cursor = last + 1;
   }
 
   private fire(slot: number, at: number, announce: boolean): void {
@@ -123,7 +124,7 @@ export class PresenceRuntime {
   /** Keeps the slot in the bucket of its expiry, or an earlier one (checked again on firing). */
   private schedule(slot: number, at: number): void {
     // Never behind the tick's cursor, so a timer cannot land in an already-processed bucket.
-    const b = Math.max(Math.ceil(at / BUCKET_MS), this.cursor);
+    const b = Math.max(Math.floor(at / BUCKET_MS), this.cursor);
     const cur = this.due[slot] as number;
     if (cur !== 0 && cur <= b) return;
     this.due[slot] = b;

@@ -8,7 +8,7 @@ import type { Ctx } from '../domain/ports.js';
 import { attachPresence, type HeartbeatOutcome, type PresenceService } from '../domain/presence.js';
 import { formatMember } from '../domain/tokens.js';
 import { ONLINE_WINDOW_MS } from '../machines/presence.js';
-import { flushHeartbeats, type PendingBeat, recentHeartbeats } from '../store/habitat.js';
+import { type BeatBatch, flushHeartbeats, recentHeartbeats } from '../store/habitat.js';
 import type { Actor } from './index.js';
 import { RedisPresence } from './presence-redis.js';
 import { PresenceRuntime } from './presence-runtime.js';
@@ -38,19 +38,22 @@ export class Residents implements PresenceService {
     this.timer.unref();
   }
 
-  async heartbeat(id: number, at: Date, note: string | undefined): Promise<HeartbeatOutcome> {
+  heartbeat(id: number, at: Date, note: string | undefined): HeartbeatOutcome | Promise<HeartbeatOutcome> {
     const now = at.getTime();
-    let cameOnline = this.runtime.heartbeat(id, now);
+    const cameOnline = this.runtime.heartbeat(id, now);
     this.pendingAt.set(id, now);
     if (note !== undefined) this.pendingNote.set(id, note);
     const until = now + ONLINE_WINDOW_MS;
-    if (this.shared) {
-      const r = await this.shared.touch(id, until, now);
-      if (r === 'was_expired') this.announce(id, 'offline', now);
-      cameOnline = r !== 'was_online';
-      if (cameOnline) this.announce(id, 'online', now);
-    }
-    return { cameOnline, onlineUntil: new Date(until) };
+    if (this.shared) return this.touchShared(id, until, now);
+    return { cameOnline, onlineUntil: until };
+  }
+
+  private async touchShared(id: number, until: number, now: number): Promise<HeartbeatOutcome> {
+    const r = await (this.shared as RedisPresence).touch(id, until, now);
+    if (r === 'was_expired') this.announce(id, 'offline', now);
+    const cameOnline = r !== 'was_online';
+    if (cameOnline) this.announce(id, 'online', now);
+    return { cameOnline, onlineUntil: until };
   }
 
   async onlineCount(): Promise<number> {
@@ -92,16 +95,21 @@ export class Residents implements PresenceService {
     const notes = this.pendingNote;
     this.pendingAt = new Map();
     this.pendingNote = new Map();
-    const beats: PendingBeat[] = [];
-    for (const [id, t] of at) beats.push({ id, at: new Date(t), note: notes.get(id) ?? null });
+    const batch: BeatBatch = { ids: [], ats: [], notes: [] };
+    for (const [id, t] of at) {
+      batch.ids.push(id);
+      batch.ats.push(t);
+      batch.notes.push(notes.get(id) ?? null);
+    }
     try {
-      await flushHeartbeats(this.ctx.sql, beats);
+      await flushHeartbeats(this.ctx.sql, batch);
     } catch (err) {
       // Keep what failed for the next tick, unless newer heartbeats replaced it.
-      for (const b of beats) {
-        if (!this.pendingAt.has(b.id)) this.pendingAt.set(b.id, b.at.getTime());
-        if (b.note !== null && !this.pendingNote.has(b.id)) this.pendingNote.set(b.id, b.note);
-      }
+      batch.ids.forEach((id, i) => {
+        if (!this.pendingAt.has(id)) this.pendingAt.set(id, batch.ats[i] as number);
+        const note = batch.notes[i];
+        if (note != null && !this.pendingNote.has(id)) this.pendingNote.set(id, note);
+      });
       throw err;
     }
   }

@@ -6,12 +6,14 @@ import type { Ctx } from './ports.js';
 export interface HeartbeatOutcome {
   /** The resident moved offline -> online (announced on the presence topic). */
   cameOnline: boolean;
-  onlineUntil: Date;
+  /** ms since epoch. */
+  onlineUntil: number;
 }
 
 export interface PresenceService {
-  /** HEARTBEAT to the resident's actor; the write to PostgreSQL is coalesced. */
-  heartbeat(identityId: number, at: Date, statusNote: string | undefined): Promise<HeartbeatOutcome>;
+  /** HEARTBEAT to the resident's actor; the write to PostgreSQL is coalesced. Synchronous when
+   * presence is in this process alone (the hot path), a promise when Redis decides. */
+  heartbeat(identityId: number, at: Date, statusNote: string | undefined): HeartbeatOutcome | Promise<HeartbeatOutcome>;
   /** Residents online now (every node agrees when Redis is shared). */
   onlineCount(): Promise<number>;
   isOnline(identityId: number): Promise<boolean>;

@@ -17,23 +17,22 @@ export async function claimHeartbeatDay(tx: Tx, id: number, day: string, at: Dat
   return rows.length === 1;
 }
 
-export interface PendingBeat {
-  id: number;
-  at: Date;
-  note: string | null;
+/** A batch of heartbeats as parallel arrays: ids, times (ms since epoch), notes (null: keep). */
+export interface BeatBatch {
+  ids: number[];
+  ats: number[];
+  notes: (string | null)[];
 }
 
 /** One statement for a whole batch of heartbeats; never moves last_heartbeat_at backwards. */
-export async function flushHeartbeats(sql: Sql, beats: PendingBeat[]): Promise<void> {
-  if (beats.length === 0) return;
-  const ids = beats.map((b) => b.id);
-  const ats = beats.map((b) => b.at.toISOString());
-  const notes = beats.map((b) => b.note);
+export async function flushHeartbeats(sql: Sql, b: BeatBatch): Promise<void> {
+  if (b.ids.length === 0) return;
   await sql`
     UPDATE identities AS i
-    SET last_heartbeat_at = GREATEST(i.last_heartbeat_at, v.at), status_note = COALESCE(v.note, i.status_note)
-    FROM (SELECT unnest(${sql.array(ids)}::bigint[]) AS id, unnest(${sql.array(ats)}::timestamptz[]) AS at,
-                 unnest(${sql.array(notes as string[])}::text[]) AS note) AS v
+    SET last_heartbeat_at = GREATEST(i.last_heartbeat_at, to_timestamp(v.at / 1000.0)),
+        status_note = COALESCE(v.note, i.status_note)
+    FROM (SELECT unnest(${sql.array(b.ids)}::bigint[]) AS id, unnest(${sql.array(b.ats)}::float8[]) AS at,
+                 unnest(${sql.array(b.notes as string[])}::text[]) AS note) AS v
     WHERE i.id = v.id AND i.state = 'resident'`;
 }
 
