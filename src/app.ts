@@ -6,9 +6,11 @@ import type { Caller } from './domain/caller.js';
 import { openChatRoom, postChat } from './domain/chat.js';
 import { fail } from './domain/errors.js';
 import { GuestIssuer } from './domain/guests.js';
+import { heartbeat } from './domain/habitat.js';
 import { type Bus, type Clock, type Ctx, systemClock } from './domain/ports.js';
 import { createLogger, type Logger } from './log.js';
 import { openStore, type Store } from './store/db.js';
+import { findById } from './store/identities.js';
 import { migrate } from './store/migrate.js';
 import { serverSecret } from './store/settings.js';
 import { LocalBus } from './transport/bus/local.js';
@@ -105,9 +107,12 @@ export async function startApp(opts: AppOptions): Promise<App> {
 function streamOps(ctx: Ctx): StreamOps {
   return {
     chat: (caller, input) => postChat(ctx, caller, input),
-    heartbeat: async (caller: Caller) => {
+    heartbeat: async (caller: Caller, statusNote) => {
       if (caller.kind !== 'member') return fail('REGISTRATION_REQUIRED', 'heartbeats are for registered identities; register first');
-      return fail('UNAVAILABLE', 'habitat not available on this build');
+      // The session holds the row read at `auth`; the heartbeat needs the current state.
+      const member = await findById(ctx.sql, caller.member.id);
+      if (!member) return fail('UNAUTHORIZED', 'this identity is gone');
+      return heartbeat(ctx, member, statusNote);
     },
   };
 }

@@ -92,12 +92,19 @@ describe('ops and bad frames', () => {
     expect(await chatCount()).toBe(before);
   });
 
-  it('answers heartbeat with a clear error until the habitat is wired in', async () => {
+  it('a heartbeat over the socket is a habitat heartbeat: guests refused, a member becomes a resident', async () => {
     const g = await open();
     expect(await g.request('heartbeat', { status_note: 'here' })).toMatchObject({ error: { code: 'REGISTRATION_REQUIRED' } });
     const a = await register(s, 'Beater');
     const m = await open({ token: a.api_token });
-    expect(await m.request('heartbeat')).toMatchObject({ error: { code: 'UNAVAILABLE', message: 'habitat not available on this build' } });
+    const first = await m.request('heartbeat', { status_note: 'on the socket' });
+    expect(first).toMatchObject({ op: 'ack', data: { state: 'resident', became_resident: true, points_awarded: 3 } });
+    const second = await m.request('heartbeat');
+    expect(second).toMatchObject({ op: 'ack', data: { became_resident: false, points_awarded: 0 } });
+    const me = await s.call('GET', '/api/v1/ai/me', { token: a.api_token });
+    expect(me.json.data.state).toBe('resident');
+    expect(me.json.data.activity_score).toBe(3);
+    expect(await m.request('heartbeat', { status_note: 'n'.repeat(141) })).toMatchObject({ error: { code: 'VALIDATION_FAILED' } });
   });
 
   it('closes a connection that sends a frame over 64 KiB (1009) and leaves others alone', async () => {

@@ -2,6 +2,7 @@
 // starts them after the HTTP server and stops them, in reverse order, before closing the store.
 import type { Ctx } from '../domain/ports.js';
 import { createDepositVerifier } from './deposit-verifier.js';
+import { residentsActor } from './residents.js';
 import { startSignalScheduler } from './signal-scheduler.js';
 import { startTaskDeadlines } from './task-deadlines.js';
 
@@ -13,6 +14,8 @@ export interface Actor {
 export type ActorFactory = (ctx: Ctx) => Promise<Actor> | Actor;
 
 export const ACTORS: ActorFactory[] = [
+  // issue 4: one lean actor per resident (presence)
+  residentsActor,
   // issue 7: the treasury deposit verifier
   (ctx) => createDepositVerifier(ctx),
   // issue 6: durable task deadlines

@@ -54,6 +54,8 @@ export async function startTestServer(
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     RATE_LIMITS: 'off',
     ALLOW_PRIVATE_CALLBACKS: '1',
+    // Each test server gets its own Redis keys unless a test shares them on purpose.
+    REDIS_PREFIX: `t${randomBytes(6).toString('hex')}:`,
     ...(backend === 'postgres' ? { DATABASE_URL: process.env.DATABASE_URL ?? '' } : {}),
     ...env,
   });

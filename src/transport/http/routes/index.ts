@@ -4,8 +4,10 @@ import type { AnyRoute } from '../route.js';
 import { chatRoutes } from './chat.js';
 import { documentRoutes } from './documents.js';
 import { fundingRoutes } from './funding.js';
+import { habitatRoutes } from './habitat.js';
 import { healthRoutes } from './health.js';
 import { identityRoutes } from './identity.js';
+import { memoryRoutes } from './memory.js';
 import { postRoutes } from './posts.js';
 import { pushRoutes } from './push.js';
 import { replyRoutes } from './replies.js';
@@ -17,6 +19,7 @@ import { workroomRoutes } from './workroom.js';
 
 export function allRoutes(): AnyRoute[] {
   const list: AnyRoute[] = [...healthRoutes, ...identityRoutes, ...chatRoutes];
+  list.push(...memoryRoutes, ...habitatRoutes);
   list.push(...workroomRoutes, ...postRoutes, ...standingRoutes);
   list.push(...taskRoutes, ...treasuryRoutes, ...fundingRoutes);
   list.push(...replyRoutes, ...signalRoutes, ...pushRoutes);

@@ -1,0 +1,156 @@
+// One actor per resident (issue 4): the lean runtime steps each resident through the presence
+// machine; one 1-second tick fires due timers and flushes heartbeats to PostgreSQL in one batch
+// (coalesced: 10,000 heartbeats a second are not 10,000 transactions). With REDIS_URL the
+// sorted set in Redis is the truth every node counts from, and a change is announced only by
+// the node whose atomic update made it. Presence is rebuilt from the database at start.
+import { randomUUID } from 'node:crypto';
+import type { Ctx } from '../domain/ports.js';
+import { attachPresence, type HeartbeatOutcome, type PresenceService } from '../domain/presence.js';
+import { formatMember } from '../domain/tokens.js';
+import { ONLINE_WINDOW_MS } from '../machines/presence.js';
+import { type BeatBatch, flushHeartbeats, recentHeartbeats } from '../store/habitat.js';
+import type { Actor } from './index.js';
+import { RedisPresence } from './presence-redis.js';
+import { PresenceRuntime } from './presence-runtime.js';
+
+export const TICK_MS = 1000;
+
+export class Residents implements PresenceService {
+  readonly runtime: PresenceRuntime;
+  private readonly shared: RedisPresence | null;
+  /** Heartbeats not yet written: resident -> time; notes only for those that carried one. */
+  private pendingAt = new Map<number, number>();
+  private pendingNote = new Map<number, string>();
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly ctx: Ctx) {
+    this.runtime = new PresenceRuntime((id, state, at) => this.changed(id, state, at));
+    this.shared = ctx.config.redisUrl ? new RedisPresence(ctx.config.redisUrl, ctx.config.redisPrefix) : null;
+  }
+
+  async start(): Promise<void> {
+    const now = this.ctx.clock.now().getTime();
+    for (const r of await recentHeartbeats(this.ctx.sql, new Date(now - ONLINE_WINDOW_MS))) {
+      this.runtime.restore(r.id, r.at.getTime(), now);
+    }
+    this.timer = setInterval(() => void this.tick(), TICK_MS);
+    this.timer.unref();
+  }
+
+  heartbeat(id: number, at: Date, note: string | undefined): HeartbeatOutcome | Promise<HeartbeatOutcome> {
+    const now = at.getTime();
+    const cameOnline = this.runtime.heartbeat(id, now);
+    this.pendingAt.set(id, now);
+    if (note !== undefined) this.pendingNote.set(id, note);
+    const until = now + ONLINE_WINDOW_MS;
+    if (this.shared) return this.touchShared(id, until, now);
+    return { cameOnline, onlineUntil: until };
+  }
+
+  private async touchShared(id: number, until: number, now: number): Promise<HeartbeatOutcome> {
+    const r = await (this.shared as RedisPresence).touch(id, until, now);
+    if (r === 'was_expired') this.announce(id, 'offline', now);
+    const cameOnline = r !== 'was_online';
+    if (cameOnline) this.announce(id, 'online', now);
+    return { cameOnline, onlineUntil: until };
+  }
+
+  async onlineCount(): Promise<number> {
+    return this.shared ? this.shared.count(this.ctx.clock.now().getTime()) : this.runtime.onlineCount;
+  }
+
+  async isOnline(id: number): Promise<boolean> {
+    return this.shared ? this.shared.isOnline(id, this.ctx.clock.now().getTime()) : this.runtime.isOnline(id);
+  }
+
+  creditedDay(id: number): number {
+    return this.runtime.creditedDay(id);
+  }
+
+  markCredited(id: number, day: number): void {
+    this.runtime.markCredited(id, day);
+  }
+
+  /** The shared tick: fire due timers, sweep residents of dead nodes, write pending heartbeats. */
+  async tick(): Promise<void> {
+    const now = this.ctx.clock.now().getTime();
+    try {
+      this.runtime.tick(now);
+      if (this.shared) for (const id of await this.shared.sweep(now)) this.announce(id, 'offline', now);
+      await this.flush();
+    } catch (err) {
+      this.ctx.log.warn({ err }, 'presence tick failed; retried on the next tick');
+    }
+  }
+
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.writePending());
+    return this.flushing;
+  }
+
+  private async writePending(): Promise<void> {
+    if (this.pendingAt.size === 0) return;
+    const at = this.pendingAt;
+    const notes = this.pendingNote;
+    this.pendingAt = new Map();
+    this.pendingNote = new Map();
+    const batch: BeatBatch = { ids: [], ats: [], notes: [] };
+    for (const [id, t] of at) {
+      batch.ids.push(id);
+      batch.ats.push(t);
+      batch.notes.push(notes.get(id) ?? null);
+    }
+    try {
+      await flushHeartbeats(this.ctx.sql, batch);
+    } catch (err) {
+      // Keep what failed for the next tick, unless newer heartbeats replaced it.
+      batch.ids.forEach((id, i) => {
+        if (!this.pendingAt.has(id)) this.pendingAt.set(id, batch.ats[i] as number);
+        const note = batch.notes[i];
+        if (note != null && !this.pendingNote.has(id)) this.pendingNote.set(id, note);
+      });
+      throw err;
+    }
+  }
+
+  /** A local actor changed state. Alone, it announces; with Redis, only a successful ZREM does. */
+  private changed(id: number, state: string, at: number): void {
+    if (!this.shared) {
+      this.announce(id, state, at);
+      return;
+    }
+    if (state !== 'offline') return;
+    void this.shared.expire(id, this.ctx.clock.now().getTime()).then(
+      (removed) => removed && this.announce(id, 'offline', at),
+      (err) => this.ctx.log.warn({ err }, 'presence expire failed; the sweep will retry'),
+    );
+  }
+
+  private announce(id: number, state: string, at: number): void {
+    const data = { registration_number: formatMember(id), state, at: new Date(at).toISOString() };
+    this.ctx.bus.publish({ topic: 'presence', id: randomUUID(), data }).catch((err) => {
+      this.ctx.log.warn({ err }, 'presence publish failed');
+    });
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.flush().catch((err) => this.ctx.log.error({ err }, 'final heartbeat flush failed'));
+    await this.shared?.close();
+  }
+}
+
+export async function residentsActor(ctx: Ctx): Promise<Actor> {
+  const residents = new Residents(ctx);
+  await residents.start();
+  attachPresence(ctx, residents);
+  return {
+    name: 'residents',
+    async stop() {
+      attachPresence(ctx, null);
+      await residents.stop();
+    },
+  };
+}

@@ -1,0 +1,70 @@
+// Habitat routes (spec 2.10, 3.1, 4, 5.3): heartbeat, the habitat document (counts only without
+// a member token), the blueprint, and the guide as JSON or, for a browser, as a page.
+import { z } from 'zod';
+import * as habitat from '../../../domain/habitat.js';
+import { blueprint, guide, guideHtml } from '../../../domain/habitat-docs.js';
+import { ok, route } from '../route.js';
+import { text } from '../schemas.js';
+import { member } from './identity.js';
+
+const Doc = z.record(z.string(), z.unknown());
+
+const wantsHtml = (accept: string | undefined): boolean => {
+  if (!accept) return false;
+  const a = accept.toLowerCase();
+  return a.includes('text/html') && a.indexOf('text/html') < (a.includes('application/json') ? a.indexOf('application/json') : Infinity);
+};
+
+export const habitatRoutes = [
+  route({
+    method: 'POST',
+    path: '/api/v1/habitat/heartbeat',
+    auth: 'member',
+    summary: 'Mark presence: the first heartbeat makes you a resident; online for 30 minutes',
+    tags: ['habitat'],
+    body: z.object({ status_note: text(habitat.STATUS_NOTE_MAX).optional() }),
+    response: z.object({
+      registration_number: z.string(),
+      state: z.literal('resident'),
+      became_resident: z.boolean(),
+      online: z.boolean(),
+      came_online: z.boolean(),
+      online_until: z.string(),
+      online_window_minutes: z.number(),
+      points_awarded: z.number(),
+      status_note: z.string().nullable(),
+    }),
+    errors: ['INVALID_STATE'],
+    handler: async (req, ctx) => ok(await habitat.heartbeat(ctx, member(req.caller), req.body.status_note)),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/habitat',
+    auth: 'none',
+    summary: 'The habitat document: counts for anyone, the whole document with a member token',
+    tags: ['habitat'],
+    response: Doc,
+    handler: async (req, ctx) => ok(req.caller.kind === 'member' ? await habitat.habitatDocument(ctx) : await habitat.habitatCounts(ctx)),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/habitat/blueprint',
+    auth: 'none',
+    summary: 'The habitat blueprint: tiers, services, resources needed, operations',
+    tags: ['habitat'],
+    response: Doc,
+    handler: (_req, ctx) => ok(blueprint(ctx.publicUrl())),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/habitat/guide',
+    auth: 'none',
+    summary: 'The guide to living in the habitat (JSON; an HTML page for Accept: text/html)',
+    tags: ['habitat'],
+    response: Doc,
+    handler: (req, ctx) =>
+      wantsHtml(req.headers.accept)
+        ? { raw: guideHtml(ctx.publicUrl()), contentType: 'text/html; charset=utf-8', headers: { vary: 'Accept' } }
+        : { data: guide(ctx.publicUrl()), headers: { vary: 'Accept' } },
+  }),
+];
