@@ -1,5 +1,7 @@
 // Composition root: the only place that knows every part (DESIGN.md).
+
 import uWS from 'uWebSockets.js';
+import { Redis } from 'ioredis';
 import { startActors, stopActors } from './actors/index.js';
 import type { Config } from './config.js';
 import { GuestIssuer } from './domain/guests.js';
@@ -9,6 +11,8 @@ import { openStore, type Store } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { serverSecret } from './store/settings.js';
 import { LocalBus } from './transport/bus/local.js';
+import { parsePolicies, RateLimits } from './transport/http/limits.js';
+import { PromMetrics } from './transport/http/metrics.js';
 import { createPipeline } from './transport/http/pipeline.js';
 import { Router } from './transport/http/router.js';
 import { allRoutes } from './transport/http/routes/index.js';
@@ -37,14 +41,24 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const secret = await serverSecret(store.sql);
   const bus = new LocalBus();
   let publicUrl = config.publicUrl ?? '';
-  const ctx: Ctx = { sql: store.sql, config, log, clock: opts.clock ?? systemClock, bus, secret, publicUrl: () => publicUrl };
+  const metrics = new PromMetrics(store.sql);
+  const ctx: Ctx = { sql: store.sql, config, log, clock: opts.clock ?? systemClock, bus, secret, publicUrl: () => publicUrl, metrics };
+  // Rate-limit counters live in Redis when it is configured, so limits hold across nodes.
+  const limitRedis =
+    config.rateLimits && config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, lazyConnect: false }) : null;
+  limitRedis?.on('error', () => metrics.busErrors.inc());
+  const limits = config.rateLimits
+    ? new RateLimits(ctx, parsePolicies(config.rateLimitPolicy), limitRedis && { client: limitRedis, prefix: config.redisPrefix }, (cls) =>
+        metrics.rateLimited.inc({ class: cls }),
+      )
+    : undefined;
 
   const router = new Router();
   for (const r of allRoutes()) router.add(r);
   const guests = new GuestIssuer(ctx);
   const inflight: InFlight = { count: 0, drained: null };
   const app = uWS.App();
-  mountHttp(app, createPipeline(ctx, router, guests), inflight);
+  mountHttp(app, createPipeline(ctx, router, guests, { limits, metrics }), inflight);
 
   const listenSocket = await new Promise<uWS.us_listen_socket>((ok, ko) => {
     app.listen(config.host, config.port, (s) => (s ? ok(s) : ko(new Error(`cannot listen on ${config.host}:${config.port}`))));
@@ -77,6 +91,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
         });
       }
       await bus.close();
+      limitRedis?.disconnect();
       await store.close();
     },
   };

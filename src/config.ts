@@ -41,6 +41,8 @@ const EnvSchema = z.object({
   TREASURY_BTC_ADDRESS: optionalString,
   OPERATOR_TOKEN: optionalString,
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  RATE_LIMIT_POLICY: optionalString,
+  REDIS_PREFIX: z.string().default('commons:'),
   ALLOW_PRIVATE_CALLBACKS: flag,
   INDEXNOW_ENDPOINT: optionalString,
   INDEXNOW_KEY: optionalString,
@@ -59,6 +61,8 @@ export interface Config {
   /** PostgreSQL schema to use (tests isolate runs in their own schema). */
   databaseSchema: string | undefined;
   redisUrl: string | undefined;
+  /** Prefix of every Redis key (tests and side-by-side instances use their own). */
+  redisPrefix: string;
   signalIntervalS: number;
   nostrRelays: string[];
   nostrSecretKey: string | undefined;
@@ -67,6 +71,8 @@ export interface Config {
   treasury: { eth: string | undefined; btc: string | undefined };
   operatorToken: string | undefined;
   rateLimits: boolean;
+  /** Overrides of the default limits, "name=points/seconds,..." (src/transport/http/limits.ts). */
+  rateLimitPolicy: string | undefined;
   allowPrivateCallbacks: boolean;
   indexNow: { endpoint: string | undefined; key: string | undefined };
   logLevel: string;
@@ -82,6 +88,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL,
     databaseSchema: undefined,
     redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
     signalIntervalS: e.SIGNAL_INTERVAL_S,
     nostrRelays: e.NOSTR_RELAYS,
     nostrSecretKey: e.NOSTR_SECRET_KEY,
@@ -90,6 +97,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     treasury: { eth: e.TREASURY_ETH_ADDRESS, btc: e.TREASURY_BTC_ADDRESS },
     operatorToken: e.OPERATOR_TOKEN,
     rateLimits: e.RATE_LIMITS === 'on',
+    rateLimitPolicy: e.RATE_LIMIT_POLICY,
     allowPrivateCallbacks: e.ALLOW_PRIVATE_CALLBACKS,
     indexNow: { endpoint: e.INDEXNOW_ENDPOINT, key: e.INDEXNOW_KEY },
     logLevel: e.LOG_LEVEL,
