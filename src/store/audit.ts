@@ -44,6 +44,6 @@ export async function listAudit(
       AND (${filter.action ?? null}::text IS NULL OR action = ${filter.action ?? null})
       AND (${filter.targetType ?? null}::text IS NULL OR target_type = ${filter.targetType ?? null})
       AND (${filter.targetId ?? null}::text IS NULL OR target_id = ${filter.targetId ?? null})
-    ORDER BY id DESC
+    ORDER BY audit_log.id DESC
     LIMIT ${limit}`;
 }

@@ -82,7 +82,7 @@ export async function attachTx(tx: Tx, id: string, txHash: string, at: Date): Pr
 /** Newest first; `beforeSeq` is the keyset cursor. */
 export async function listDisbursements(tx: Tx, limit: number, beforeSeq: string | null): Promise<DisbursementRow[]> {
   return tx.unsafe<DisbursementRow[]>(
-    `SELECT ${DISB} FROM disbursements WHERE ($1::bigint IS NULL OR seq < $1::bigint) ORDER BY seq DESC LIMIT $2`,
+    `SELECT ${DISB} FROM disbursements WHERE ($1::bigint IS NULL OR seq < $1::bigint) ORDER BY disbursements.seq DESC LIMIT $2`,
     [beforeSeq, limit],
   );
 }
