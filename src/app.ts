@@ -44,8 +44,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const metrics = new PromMetrics(store.sql);
   const ctx: Ctx = { sql: store.sql, config, log, clock: opts.clock ?? systemClock, bus, secret, publicUrl: () => publicUrl, metrics };
   // Rate-limit counters live in Redis when it is configured, so limits hold across nodes.
-  const limitRedis =
-    config.rateLimits && config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, lazyConnect: false }) : null;
+  const limitRedis = config.rateLimits && config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
   limitRedis?.on('error', () => metrics.busErrors.inc());
   const limits = config.rateLimits
     ? new RateLimits(ctx, parsePolicies(config.rateLimitPolicy), limitRedis && { client: limitRedis, prefix: config.redisPrefix }, (cls) =>
@@ -95,4 +94,16 @@ export async function startApp(opts: AppOptions): Promise<App> {
       await store.close();
     },
   };
+}
+
+/** A Redis connection for rate-limit counters. Until Redis answers, limits count in this node's
+ * memory (the limiter's insurance), so a Redis outage neither opens nor closes the service. */
+async function connectRedis(url: string, log: Logger): Promise<Redis> {
+  const client = new Redis(url, { enableOfflineQueue: false, lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await client.connect();
+  } catch {
+    log.warn('redis unreachable at start: rate limits count in memory until it answers');
+  }
+  return client;
 }
