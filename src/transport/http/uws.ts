@@ -12,8 +12,8 @@ export interface InFlight {
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** uWS closes a header block spanning reads past 4 KiB, but one arriving in a single read may be
- * as large as its 512 KiB receive buffer; this makes the limit the same either way. */
+/** uWS closes a header block spanning reads past 4 KiB, but accepts a larger one arriving in a
+ * single read; this makes the limit the same either way (docs/operator.md). */
 export const MAX_HEADER_BYTES = 8 * 1024;
 
 export function mountHttp(app: TemplatedApp, handle: (r: RawRequest) => Promise<RawResponse>, inflight: InFlight): void {
