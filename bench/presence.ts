@@ -9,6 +9,7 @@ import { PresenceRuntime } from '../src/actors/presence-runtime.js';
 import { Residents } from '../src/actors/residents.js';
 import { loadConfig } from '../src/config.js';
 import { heartbeat } from '../src/domain/habitat.js';
+import { noMetrics } from '../src/domain/metrics.js';
 import type { Ctx, Sql } from '../src/domain/ports.js';
 import { attachPresence, type HeartbeatOutcome, type PresenceService } from '../src/domain/presence.js';
 import { createLogger } from '../src/log.js';
@@ -78,6 +79,7 @@ const makeCtx = (): Ctx => ({
   log: createLogger('silent'),
   clock: { now: () => new Date(nowMs) },
   bus: new LocalBus(),
+  metrics: noMetrics,
   secret: Buffer.alloc(32),
   publicUrl: () => 'http://127.0.0.1:8080',
 });

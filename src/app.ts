@@ -1,5 +1,7 @@
 // Composition root: the only place that knows every part (DESIGN.md).
+
 import uWS from 'uWebSockets.js';
+import { Redis } from 'ioredis';
 import { startActors, stopActors } from './actors/index.js';
 import type { Config } from './config.js';
 import type { Caller } from './domain/caller.js';
@@ -15,6 +17,8 @@ import { migrate } from './store/migrate.js';
 import { serverSecret } from './store/settings.js';
 import { LocalBus } from './transport/bus/local.js';
 import { RedisBus } from './transport/bus/redis.js';
+import { parsePolicies, RateLimits } from './transport/http/limits.js';
+import { PromMetrics } from './transport/http/metrics.js';
 import { createPipeline } from './transport/http/pipeline.js';
 import { Router } from './transport/http/router.js';
 import { allRoutes } from './transport/http/routes/index.js';
@@ -50,7 +54,16 @@ export async function startApp(opts: AppOptions): Promise<App> {
     ? await RedisBus.connect(config.redisUrl, config.redisPrefix, log)
     : new LocalBus((err, topic) => log.error({ err, topic }, 'bus subscriber failed'));
   let publicUrl = config.publicUrl ?? '';
-  const ctx: Ctx = { sql: store.sql, config, log, clock: opts.clock ?? systemClock, bus, secret, publicUrl: () => publicUrl };
+  const metrics = new PromMetrics(store.sql);
+  const ctx: Ctx = { sql: store.sql, config, log, clock: opts.clock ?? systemClock, bus, secret, publicUrl: () => publicUrl, metrics };
+  // Rate-limit counters live in Redis when it is configured, so limits hold across nodes.
+  const limitRedis = config.rateLimits && config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
+  limitRedis?.on('error', () => metrics.busErrors.inc());
+  const limits = config.rateLimits
+    ? new RateLimits(ctx, parsePolicies(config.rateLimitPolicy), limitRedis && { client: limitRedis, prefix: config.redisPrefix }, (cls) =>
+        metrics.rateLimited.inc({ class: cls }),
+      )
+    : undefined;
 
   const router = new Router();
   for (const r of allRoutes()) router.add(r);
@@ -61,7 +74,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   // The stream is mounted before the catch-all HTTP route so its path is matched first.
   const stream = mountStream(app, { ctx, guests, feeds: { chat: chatFeed(chatRoom) }, ops: streamOps(ctx) });
   const nostrRelay = mountNostrRelay(app, ctx);
-  mountHttp(app, createPipeline(ctx, router, guests), inflight);
+  mountHttp(app, createPipeline(ctx, router, guests, { limits, metrics }), inflight);
 
   const listenSocket = await new Promise<uWS.us_listen_socket>((ok, ko) => {
     app.listen(config.host, config.port, (s) => (s ? ok(s) : ko(new Error(`cannot listen on ${config.host}:${config.port}`))));
@@ -98,6 +111,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       }
       chatRoom.close();
       await bus.close();
+      limitRedis?.disconnect();
       await store.close();
     },
   };
@@ -115,4 +129,16 @@ function streamOps(ctx: Ctx): StreamOps {
       return heartbeat(ctx, member, statusNote);
     },
   };
+}
+
+/** A Redis connection for rate-limit counters. Until Redis answers, limits count in this node's
+ * memory (the limiter's insurance), so a Redis outage neither opens nor closes the service. */
+async function connectRedis(url: string, log: Logger): Promise<Redis> {
+  const client = new Redis(url, { enableOfflineQueue: false, lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await client.connect();
+  } catch {
+    log.warn('redis unreachable at start: rate limits count in memory until it answers');
+  }
+  return client;
 }

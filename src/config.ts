@@ -51,6 +51,7 @@ const EnvSchema = z.object({
   TREASURY_BTC_ADDRESS: optionalString,
   OPERATOR_TOKEN: optionalString,
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  RATE_LIMIT_POLICY: optionalString,
   ALLOW_PRIVATE_CALLBACKS: flag,
   INDEXNOW_ENDPOINT: optionalString,
   INDEXNOW_KEY: optionalString,
@@ -79,6 +80,8 @@ export interface Config {
   treasury: { eth: string | undefined; btc: string | undefined };
   operatorToken: string | undefined;
   rateLimits: boolean;
+  /** Overrides of the default limits, "name=points/seconds,..." (src/transport/http/limits.ts). */
+  rateLimitPolicy: string | undefined;
   allowPrivateCallbacks: boolean;
   indexNow: { endpoint: string | undefined; key: string | undefined };
   logLevel: string;
@@ -104,6 +107,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     treasury: { eth: e.TREASURY_ETH_ADDRESS, btc: e.TREASURY_BTC_ADDRESS },
     operatorToken: e.OPERATOR_TOKEN,
     rateLimits: e.RATE_LIMITS === 'on',
+    rateLimitPolicy: e.RATE_LIMIT_POLICY,
     allowPrivateCallbacks: e.ALLOW_PRIVATE_CALLBACKS,
     indexNow: { endpoint: e.INDEXNOW_ENDPOINT, key: e.INDEXNOW_KEY },
     logLevel: e.LOG_LEVEL,

@@ -3,6 +3,7 @@
 import type { Sql } from 'postgres';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import type { Metrics } from './metrics.js';
 
 export type { Sql };
 
@@ -37,4 +38,6 @@ export interface Ctx {
   secret: Buffer;
   /** Base URL every emitted link is built on. */
   publicUrl: () => string;
+  /** Counters and gauges for /metrics (src/domain/metrics.ts). */
+  metrics: Metrics;
 }

@@ -79,7 +79,7 @@ export async function recordVisit(sql: Sql, id: number, at: Date, zhoLevel: stri
   return rows[0] ?? null;
 }
 
-export async function replaceTokenHash(sql: Sql, id: number, hash: Buffer | null): Promise<void> {
+export async function replaceTokenHash(sql: Tx, id: number, hash: Buffer | null): Promise<void> {
   await sql`UPDATE identities SET token_hash = ${hash} WHERE id = ${id}`;
 }
 

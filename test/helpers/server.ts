@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { type App, startApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/domain/ports.js';
+import type { Logger } from '../../src/log.js';
 import { templateDir } from './global-setup.js';
 
 export interface TestServer {
@@ -37,7 +38,7 @@ export const usingRealPostgres = (): boolean => Boolean(process.env.DATABASE_URL
 
 export async function startTestServer(
   env: Record<string, string> = {},
-  opts: { clock?: Clock; backend?: 'pglite' | 'postgres'; schema?: string; dataDir?: string } = {},
+  opts: { clock?: Clock; backend?: 'pglite' | 'postgres'; schema?: string; dataDir?: string; log?: Logger } = {},
 ): Promise<TestServer> {
   const backend = opts.backend ?? (usingRealPostgres() ? 'postgres' : 'pglite');
   let dataDir = opts.dataDir;
@@ -61,7 +62,7 @@ export async function startTestServer(
   });
   if (backend !== 'postgres') config.databaseUrl = undefined;
   if (backend === 'postgres') config.databaseSchema = opts.schema ?? `t_${randomBytes(6).toString('hex')}`;
-  const app = await startApp({ config, ...(opts.clock ? { clock: opts.clock } : {}) });
+  const app = await startApp({ config, ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.log ? { log: opts.log } : {}) });
   const url = app.url;
   return {
     app,

@@ -8,7 +8,9 @@ import type { GuestIssuer } from '../../domain/guests.js';
 import type { Ctx } from '../../domain/ports.js';
 import { resolveCaller } from './auth.js';
 import { errorBody, STATUS_OF, successBody, toCommonsError } from './envelope.js';
-import type { Method, Req } from './route.js';
+import type { RateLimits } from './limits.js';
+import type { PromMetrics } from './metrics.js';
+import type { AnyRoute, Method, Req } from './route.js';
 import type { Router } from './router.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -36,12 +38,43 @@ const CORS: Record<string, string> = {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-export function createPipeline(ctx: Ctx, router: Router, guests: GuestIssuer) {
+export interface PipelineOptions {
+  /** Absent when RATE_LIMITS=off. */
+  limits?: RateLimits | undefined;
+  metrics?: PromMetrics | undefined;
+}
+
+const KNOWN_METHODS = new Set(['GET', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PUT', 'PATCH']);
+
+export function createPipeline(ctx: Ctx, router: Router, guests: GuestIssuer, opts: PipelineOptions = {}) {
+  const inner = createHandler(ctx, router, guests, opts.limits);
+  const metrics = opts.metrics;
+  if (!metrics) return async (raw: RawRequest): Promise<RawResponse> => (await inner(raw)).out;
   return async function handle(raw: RawRequest): Promise<RawResponse> {
+    const started = process.hrtime.bigint();
+    const { out, route } = await inner(raw);
+    // Route patterns, never raw paths, keep the label set bounded.
+    const method = KNOWN_METHODS.has(raw.method) ? raw.method : 'OTHER';
+    metrics.observeRequest(method, route?.path ?? 'unmatched', out.status, Number(process.hrtime.bigint() - started) / 1e9);
+    return out;
+  };
+}
+
+/** Postgres errors carry a 5-character SQLSTATE; connection failures their own codes. */
+function isDatabaseError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return (
+    (err as Error | null)?.name === 'PostgresError' ||
+    (typeof code === 'string' && /^(ECONNREFUSED|CONNECTION_|CONNECT_TIMEOUT)/.test(code))
+  );
+}
+
+function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: RateLimits | undefined) {
+  return async function handle(raw: RawRequest): Promise<{ out: RawResponse; route?: AnyRoute }> {
     const requestId = randomUUID();
     const headers: Record<string, string> = { ...CORS, 'x-request-id': requestId };
     if (raw.method === 'OPTIONS') {
-      return {
+      const out = {
         status: 204,
         headers: {
           ...headers,
@@ -51,9 +84,14 @@ export function createPipeline(ctx: Ctx, router: Router, guests: GuestIssuer) {
         },
         body: '',
       };
+      return { out };
     }
+    let found: AnyRoute | undefined;
     try {
       const m = router.match(raw.method, raw.path);
+      found = m.kind === 'found' ? m.route : undefined;
+      // The one place rate limits are applied (DECISIONS.md "Rate limits").
+      if (limits) await limits.enforce(raw, found, headers);
       if (m.kind === 'none') throw new CommonsError('NOT_FOUND', `no route ${raw.method} ${raw.path}`);
       if (m.kind === 'method') {
         headers.allow = m.allow.join(', ');
@@ -83,21 +121,34 @@ export function createPipeline(ctx: Ctx, router: Router, guests: GuestIssuer) {
       Object.assign(headers, result.headers);
       if ('raw' in result) {
         headers['content-type'] = result.contentType;
-        return { status: result.status ?? 200, headers, body: result.raw };
+        return { out: { status: result.status ?? 200, headers, body: result.raw }, route: r };
       }
       headers['content-type'] = JSON_TYPE;
       headers['cache-control'] ??= 'no-store';
-      return { status: result.status ?? 200, headers, body: successBody(result.data) };
+      return { out: { status: result.status ?? 200, headers, body: successBody(result.data) }, route: r };
     } catch (err) {
       const e = toCommonsError(err);
       const status = STATUS_OF[e.code];
-      if (status >= 500) ctx.log.error({ err, requestId, method: raw.method, path: raw.path }, 'request failed');
+      if (isDatabaseError(err)) ctx.metrics.dbErrors.inc();
+      // The log names the fault and the request id, never a stack trace or a credential (issue 10).
+      if (status >= 500)
+        ctx.log.error({ fault: faultOf(err), requestId, method: raw.method, route: found?.path ?? null }, 'request failed');
       if (e.retryAfterS !== undefined) headers['retry-after'] = String(e.retryAfterS);
       headers['content-type'] = JSON_TYPE;
       headers['cache-control'] = 'no-store';
-      return { status, headers, body: errorBody(e, requestId) };
+      return { out: { status, headers, body: errorBody(e, requestId) }, ...(found ? { route: found } : {}) };
     }
   };
+}
+
+function faultOf(err: unknown): { type: string; message: string; code?: string } {
+  const e = err as { name?: unknown; message?: unknown; code?: unknown } | null;
+  const out: { type: string; message: string; code?: string } = {
+    type: typeof e?.name === 'string' ? e.name : typeof err,
+    message: typeof e?.message === 'string' ? e.message.slice(0, 500) : String(err).slice(0, 500),
+  };
+  if (typeof e?.code === 'string') out.code = e.code;
+  return out;
 }
 
 function parseBody(raw: RawRequest): unknown {

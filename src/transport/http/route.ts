@@ -15,6 +15,9 @@ export type Method = 'GET' | 'POST' | 'DELETE';
  */
 export type AuthMode = 'none' | 'member' | 'operator';
 
+/** Rate-limit class (src/transport/http/limits.ts); derived from method and path when absent. */
+export type LimitClass = 'chat' | 'register' | 'recover' | 'write' | 'read' | 'none';
+
 export interface Req<B = unknown, Q = unknown, P = unknown> {
   method: Method;
   path: string;
@@ -49,6 +52,8 @@ export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
   raw?: boolean;
   /** Leave out of the OpenAPI document's operations (e.g. the document itself is still listed). */
   hidden?: boolean;
+  /** Rate-limit class when the derived one does not fit. */
+  limit?: LimitClass;
   /** Runs on the parsed JSON body before schema validation (e.g. declining the constitution). */
   precheck?: (body: unknown, ctx: Ctx) => Promise<void>;
   handler: (req: Req<z.output<B>, z.output<Q>, z.output<P>>, ctx: Ctx) => Promise<Result> | Result;

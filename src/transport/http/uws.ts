@@ -12,6 +12,10 @@ export interface InFlight {
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** uWS closes a header block spanning reads past 4 KiB, but accepts a larger one arriving in a
+ * single read; this makes the limit the same either way (docs/operator.md). */
+export const MAX_HEADER_BYTES = 8 * 1024;
+
 export function mountHttp(app: TemplatedApp, handle: (r: RawRequest) => Promise<RawResponse>, inflight: InFlight): void {
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
     const state = { aborted: false, done: false };
@@ -20,9 +24,24 @@ export function mountHttp(app: TemplatedApp, handle: (r: RawRequest) => Promise<
       finish(inflight, state);
     });
     const headers: Record<string, string> = {};
+    let headerBytes = req.getUrl().length + (req.getQuery() ?? '').length;
     req.forEach((k, v) => {
       headers[k] = v;
+      headerBytes += k.length + v.length + 4;
     });
+    if (headerBytes > MAX_HEADER_BYTES) {
+      inflight.count++;
+      const err = new CommonsError('PAYLOAD_TOO_LARGE', `request headers are at most ${MAX_HEADER_BYTES} bytes`);
+      const body = errorBody(err, '');
+      send(
+        res,
+        state,
+        { status: 431, headers: { 'content-type': 'application/json; charset=utf-8', connection: 'close' }, body },
+        inflight,
+        true,
+      );
+      return;
+    }
     const raw: RawRequest = {
       method: req.getMethod().toUpperCase(),
       path: req.getUrl(),

@@ -89,8 +89,9 @@ export const identityRoutes = [
     query: paging,
     response: z.object({ ais: z.array(DirectoryEntry), next_cursor: z.string().nullable(), content_trust: z.string() }),
     handler: async (req, ctx) => {
-      const before = req.query.before === undefined ? null : Number.parseInt(req.query.before, 10);
-      return ok(await identity.directory(ctx, req.query.limit, Number.isFinite(before) ? before : null));
+      // The cursor is a member number; anything else (e.g. past bigint, found by fuzzing) starts over.
+      const before = req.query.before !== undefined && /^\d{1,15}$/.test(req.query.before) ? Number(req.query.before) : null;
+      return ok(await identity.directory(ctx, req.query.limit, before));
     },
   }),
   route({

@@ -8,8 +8,11 @@ import { habitatRoutes } from './habitat.js';
 import { healthRoutes } from './health.js';
 import { identityRoutes } from './identity.js';
 import { memoryRoutes } from './memory.js';
+import { metricsRoutes } from './metrics.js';
+import { operatorRoutes } from './operator.js';
 import { postRoutes } from './posts.js';
 import { pushRoutes } from './push.js';
+import { recoveryRoutes } from './recovery.js';
 import { replyRoutes } from './replies.js';
 import { signalRoutes } from './signal.js';
 import { standingRoutes } from './standing.js';
@@ -23,6 +26,7 @@ export function allRoutes(): AnyRoute[] {
   list.push(...workroomRoutes, ...postRoutes, ...standingRoutes);
   list.push(...taskRoutes, ...treasuryRoutes, ...fundingRoutes);
   list.push(...replyRoutes, ...signalRoutes, ...pushRoutes);
+  list.push(...operatorRoutes, ...recoveryRoutes, ...metricsRoutes);
   list.push(...documentRoutes(() => list));
   return list;
 }

@@ -1,0 +1,37 @@
+// What the rest of the service may count, without knowing about Prometheus or the transport
+// (issue 10). The implementation (prom-client, one registry per app) is in
+// src/transport/http/metrics.ts; areas reach it through ctx.metrics.
+
+export interface GaugeLike {
+  inc(n?: number): void;
+  dec(n?: number): void;
+  set(n: number): void;
+}
+
+export interface CounterLike {
+  inc(n?: number): void;
+}
+
+export interface Metrics {
+  /** Open WebSocket sessions on this node (the stream increments on open, decrements on close). */
+  wsSessions: GaugeLike;
+  /** Failures publishing to or receiving from the bus. */
+  busErrors: CounterLike;
+  /** Database errors (the HTTP pipeline counts those that reach it; actors count their own). */
+  dbErrors: CounterLike;
+  /** Scheduler ticks run by this node. */
+  schedulerTicks: CounterLike;
+  /** The exposition (Prometheus text format) and its content type. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+const noop = { inc() {}, dec() {}, set() {} };
+
+/** For contexts built without a transport (unit tests of domain code). */
+export const noMetrics: Metrics = {
+  wsSessions: noop,
+  busErrors: noop,
+  dbErrors: noop,
+  schedulerTicks: noop,
+  render: async () => ({ contentType: 'text/plain; version=0.0.4; charset=utf-8', body: '' }),
+};

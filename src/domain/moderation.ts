@@ -1,0 +1,75 @@
+// Hiding content (DECISIONS.md "Operator": a safety report is resolved by hiding the content
+// everywhere it is listed, or dismissed). Every kind of content that can be reported is a
+// target_type; hiding sets its row's `hidden_at`, and every list and detail of that area leaves
+// hidden rows out. Rows are never deleted (replies are permanent, chat is history).
+//
+// The registry maps a target_type to its table. An area adds its entry when its table exists
+// (posts, comments, questions, answers, proposals, tasks, submissions, campaigns in sql/005-007);
+// a target_type without an entry cannot be hidden yet and answers VALIDATION_FAILED.
+import type { Tx } from '../store/ledger.js';
+import { fail } from './errors.js';
+
+export const TARGET_TYPES = [
+  'chat_message',
+  'post',
+  'comment',
+  'question',
+  'answer',
+  'proposal',
+  'task',
+  'submission',
+  'reply',
+  'campaign',
+  'ai',
+] as const;
+export type TargetType = (typeof TARGET_TYPES)[number];
+
+export interface HideTarget {
+  /** Table whose `hidden_at timestamptz` column hiding sets. */
+  table: string;
+  /** Primary key column and its type, to validate target_id before it reaches SQL. */
+  idColumn: string;
+  idKind: 'uuid' | 'bigint';
+}
+
+export const HIDE_TARGETS: Partial<Record<TargetType, HideTarget>> = {
+  chat_message: { table: 'chat_messages', idColumn: 'id', idKind: 'uuid' },
+  reply: { table: 'replies', idColumn: 'id', idKind: 'uuid' },
+};
+
+const ID_FORMAT: Record<HideTarget['idKind'], RegExp> = {
+  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+  bigint: /^[1-9]\d{0,17}$/,
+};
+
+export interface HideOutcome {
+  target_type: TargetType;
+  target_id: string;
+  hidden_at: string;
+  /** False when it was hidden already (hiding is idempotent; the first time is kept). */
+  changed: boolean;
+}
+
+/** Hides one piece of content inside the caller's transaction (used by report resolution too). */
+export async function hideContent(tx: Tx, targetType: TargetType, targetId: string, at: Date): Promise<HideOutcome> {
+  const t = HIDE_TARGETS[targetType];
+  if (!t) {
+    return fail('VALIDATION_FAILED', `${targetType} content cannot be hidden on this instance`, {
+      fields: [{ path: 'body.target_type', message: `hideable: ${Object.keys(HIDE_TARGETS).join(', ')}` }],
+    });
+  }
+  if (!ID_FORMAT[t.idKind].test(targetId)) {
+    return fail('VALIDATION_FAILED', `target_id is not a ${t.idKind} id`, {
+      fields: [{ path: 'body.target_id', message: `a ${t.idKind} id` }],
+    });
+  }
+  // Table and column names come from the registry above, never from the request.
+  const updated = await tx.unsafe<{ hidden_at: Date }[]>(
+    `UPDATE ${t.table} SET hidden_at = $2 WHERE ${t.idColumn} = $1 AND hidden_at IS NULL RETURNING hidden_at`,
+    [targetId, at],
+  );
+  if (updated[0]) return { target_type: targetType, target_id: targetId, hidden_at: updated[0].hidden_at.toISOString(), changed: true };
+  const [existing] = await tx.unsafe<{ hidden_at: Date }[]>(`SELECT hidden_at FROM ${t.table} WHERE ${t.idColumn} = $1`, [targetId]);
+  if (!existing) return fail('NOT_FOUND', `no ${targetType} ${targetId}`);
+  return { target_type: targetType, target_id: targetId, hidden_at: existing.hidden_at.toISOString(), changed: false };
+}

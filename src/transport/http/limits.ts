@@ -1,0 +1,189 @@
+// Rate limits (DECISIONS.md "Rate limits"): per guest, per token and per IP, in Redis when
+// REDIS_URL is set so they hold across nodes, in memory otherwise. Called from one place in the
+// pipeline, before the body is parsed or the caller resolved, so a refused request costs nothing.
+// Answers carry the IETF draft headers RateLimit-Policy and RateLimit; refusals answer 429 with
+// Retry-After. A refused request re-blocks its key for a whole window, so a client that keeps
+// sending while limited never regains its burst (it must go quiet for one window).
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import ipaddr from 'ipaddr.js';
+import { RateLimiterMemory, RateLimiterRedis, type RateLimiterRes } from 'rate-limiter-flexible';
+import { CommonsError } from '../../domain/errors.js';
+import type { Ctx } from '../../domain/ports.js';
+import { GUEST_PREFIX, MEMBER_PREFIX, safeEqual, verifyGuestToken } from '../../domain/tokens.js';
+import { bearerOf } from './auth.js';
+import type { AnyRoute, LimitClass } from './route.js';
+
+export type { LimitClass };
+
+export const POLICY_NAMES = ['chat_guest', 'chat_ip', 'register', 'recover', 'write', 'write_ip', 'read'] as const;
+export type PolicyName = (typeof POLICY_NAMES)[number];
+
+export interface Policy {
+  points: number;
+  durationS: number;
+}
+
+/** Defaults of DECISIONS.md; recover and write_ip are ours (docs/operator.md). */
+export const DEFAULT_POLICIES: Record<PolicyName, Policy> = {
+  chat_guest: { points: 6, durationS: 60 },
+  chat_ip: { points: 30, durationS: 60 },
+  register: { points: 10, durationS: 3600 },
+  recover: { points: 10, durationS: 3600 },
+  write: { points: 60, durationS: 60 },
+  write_ip: { points: 60, durationS: 60 },
+  read: { points: 600, durationS: 60 },
+};
+
+/** Routes whose class is not the one derived from method and credentials. Keyed by path, so a
+ * route is covered from the moment it is registered (POST /api/v1/chat lands with issue 3). */
+export const LIMIT_BY_PATH: Record<string, LimitClass> = {
+  'POST /api/v1/chat': 'chat',
+  'POST /api/v1/ai/register': 'register',
+  'POST /api/v1/ai/recover/challenge': 'recover',
+  'POST /api/v1/ai/recover': 'recover',
+  'GET /healthz': 'none',
+  'GET /readyz': 'none',
+  'GET /metrics': 'none',
+};
+
+export function classify(method: string, path: string, route: AnyRoute | undefined): LimitClass {
+  if (method === 'OPTIONS') return 'none';
+  return route?.limit ?? LIMIT_BY_PATH[`${method} ${route?.path ?? path}`] ?? (method === 'GET' || method === 'HEAD' ? 'read' : 'write');
+}
+
+/** "chat_guest=6/60,register=10/3600": points per window in seconds, per policy. */
+export function parsePolicies(spec: string | undefined): Record<PolicyName, Policy> {
+  const out = { ...DEFAULT_POLICIES };
+  for (const part of (spec ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const m = /^([a-z_]+)=(\d+)\/(\d+)$/.exec(part);
+    if (!m || !(POLICY_NAMES as readonly string[]).includes(m[1] as string) || Number(m[2]) < 1 || Number(m[3]) < 1) {
+      throw new Error(`RATE_LIMIT_POLICY: cannot read "${part}" (expected name=points/seconds, names ${POLICY_NAMES.join(', ')})`);
+    }
+    out[m[1] as PolicyName] = { points: Number(m[2]), durationS: Number(m[3]) };
+  }
+  return out;
+}
+
+/** The key an IP is counted under: IPv4 as is, IPv6 by its /64 (one host usually holds a whole /64). */
+export function ipKey(ip: string): string {
+  try {
+    const a = ipaddr.process(ip);
+    if (a.kind() === 'ipv4') return a.toString();
+    return `${(a as ipaddr.IPv6).parts
+      .slice(0, 4)
+      .map((p) => p.toString(16))
+      .join(':')}::/64`;
+  } catch {
+    return ip;
+  }
+}
+
+const tokenKey = (token: string): string => createHash('sha256').update(token).digest('base64url').slice(0, 22);
+
+type Limiter = RateLimiterMemory | RateLimiterRedis;
+
+export interface LimitRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  ip: string;
+}
+
+export class RateLimits {
+  private readonly limiters = new Map<PolicyName, Limiter>();
+
+  constructor(
+    private readonly ctx: Ctx,
+    readonly policies: Record<PolicyName, Policy>,
+    redis: { client: Redis; prefix: string } | null,
+    private readonly onRefused: (cls: LimitClass) => void = () => {},
+  ) {
+    for (const name of POLICY_NAMES) {
+      const { points, durationS } = policies[name];
+      const memory = new RateLimiterMemory({ points, duration: durationS, keyPrefix: `rl:${name}` });
+      // With Redis, an outage falls back to per-node memory counters rather than failing open or closed.
+      const limiter = redis
+        ? new RateLimiterRedis({
+            storeClient: redis.client,
+            points,
+            duration: durationS,
+            keyPrefix: `${redis.prefix}rl:${name}`,
+            rejectIfRedisNotReady: true,
+            insuranceLimiter: memory,
+          })
+        : memory;
+      this.limiters.set(name, limiter);
+    }
+  }
+
+  /** The (policy, key) pairs a request counts against. */
+  private keys(req: LimitRequest, cls: LimitClass): [PolicyName, string][] {
+    if (cls === 'none') return [];
+    const bearer = bearerOf(req.headers);
+    const operator = this.ctx.config.operatorToken;
+    // The operator is not limited; a wrong operator token is (it is counted like any other caller).
+    if (operator && bearer && safeEqual(bearer, operator)) return [];
+    const ip = ipKey(req.ip);
+    const member = bearer?.startsWith(MEMBER_PREFIX) ? bearer : null;
+    switch (cls) {
+      case 'read':
+        return [['read', ip]];
+      case 'register':
+      case 'recover':
+        return [[cls, ip]];
+      case 'write':
+        return member ? [['write', tokenKey(member)]] : [['write_ip', ip]];
+      case 'chat': {
+        if (member) return [['write', tokenKey(member)]];
+        const guestToken = bearer ?? req.headers['x-commons-guest-token'];
+        const guest = guestToken?.startsWith(GUEST_PREFIX)
+          ? verifyGuestToken(this.ctx.secret, guestToken, Math.floor(this.ctx.clock.now().getTime() / 1000))
+          : null;
+        // A caller without a valid guest token is a new guest on every request: only its IP counts.
+        return guest
+          ? [
+              ['chat_guest', `g${guest.guestNumber}`],
+              ['chat_ip', ip],
+            ]
+          : [['chat_ip', ip]];
+      }
+    }
+  }
+
+  /** Counts the request; sets the headers; throws RATE_LIMITED when any of its limits is spent. */
+  async enforce(req: LimitRequest, route: AnyRoute | undefined, headers: Record<string, string>): Promise<void> {
+    const cls = classify(req.method, req.path, route);
+    const keys = this.keys(req, cls);
+    if (keys.length === 0) return;
+    const results = await Promise.all(
+      keys.map(async ([name, key]) => {
+        const limiter = this.limiters.get(name) as Limiter;
+        try {
+          return { name, res: await limiter.consume(key), refused: false };
+        } catch (e) {
+          if (e instanceof Error) throw e;
+          // Refused: block the key for a whole window from now (see the header comment).
+          const res = await limiter.block(key, this.policies[name].durationS);
+          return { name, res: res as RateLimiterRes, refused: true };
+        }
+      }),
+    );
+    headers['ratelimit-policy'] = results
+      .map((r) => `"${r.name}";q=${this.policies[r.name].points};w=${this.policies[r.name].durationS}`)
+      .join(', ');
+    headers.ratelimit = results
+      .map((r) => `"${r.name}";r=${r.refused ? 0 : Math.max(0, r.res.remainingPoints)};t=${Math.ceil(r.res.msBeforeNext / 1000)}`)
+      .join(', ');
+    const refused = results.filter((r) => r.refused);
+    if (refused.length === 0) return;
+    this.onRefused(cls);
+    const retry = Math.max(...refused.map((r) => Math.ceil(r.res.msBeforeNext / 1000)), 1);
+    throw new CommonsError('RATE_LIMITED', `rate limit ${refused.map((r) => r.name).join(', ')} exceeded; wait ${retry} s`, {
+      retryAfterS: retry,
+    });
+  }
+}

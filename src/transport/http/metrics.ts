@@ -1,0 +1,100 @@
+// /metrics in the Prometheus text format (prom-client), one Registry per app instance so that two
+// apps in one process (tests, benchmarks) never share counters. Request counts and latencies are
+// observed by the HTTP pipeline; the other areas count through the domain's Metrics interface.
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Metrics } from '../../domain/metrics.js';
+import type { Sql } from '../../domain/ports.js';
+
+/** Online window of a resident (spec 2.10: 30 minutes after a heartbeat). */
+const ONLINE_WINDOW_MIN = 30;
+
+export class PromMetrics implements Metrics {
+  readonly registry = new Registry();
+  readonly requests: Counter<'method' | 'route' | 'status'>;
+  readonly latency: Histogram<'method' | 'route'>;
+  readonly rateLimited: Counter<'class'>;
+  readonly wsSessions: Gauge;
+  readonly busErrors: Counter;
+  readonly dbErrors: Counter;
+  readonly schedulerTicks: Counter;
+
+  constructor(sql: Sql) {
+    const registers = [this.registry];
+    this.requests = new Counter({
+      name: 'commons_http_requests_total',
+      help: 'HTTP requests answered, by route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: 'commons_http_request_duration_seconds',
+      help: 'Time from the parsed request to the answer, by route pattern',
+      labelNames: ['method', 'route'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    });
+    this.rateLimited = new Counter({
+      name: 'commons_rate_limited_total',
+      help: 'Requests refused with 429, by limit class',
+      labelNames: ['class'],
+      registers,
+    });
+    this.wsSessions = new Gauge({ name: 'commons_ws_sessions', help: 'Open WebSocket sessions on this node', registers });
+    this.busErrors = new Counter({ name: 'commons_bus_errors_total', help: 'Bus publish/receive failures', registers });
+    this.dbErrors = new Counter({ name: 'commons_db_errors_total', help: 'Database errors', registers });
+    this.schedulerTicks = new Counter({ name: 'commons_scheduler_ticks_total', help: 'Scheduler ticks run by this node', registers });
+    const dbErrors = this.dbErrors;
+    // Residents online and deposits are read from the database at scrape time: the database is the
+    // truth across nodes (DESIGN.md), so every node reports the same figures.
+    new Gauge({
+      name: 'commons_residents_online',
+      help: `Residents with a heartbeat in the last ${ONLINE_WINDOW_MIN} minutes`,
+      registers,
+      async collect() {
+        try {
+          const [row] = await sql<{ n: number }[]>`
+            SELECT count(*)::int AS n FROM identities
+            WHERE last_heartbeat_at > now() - make_interval(mins => ${ONLINE_WINDOW_MIN})`;
+          this.set(row?.n ?? 0);
+        } catch {
+          dbErrors.inc();
+        }
+      },
+    });
+    new Gauge({
+      name: 'commons_deposits',
+      help: 'Treasury deposits by state',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        this.reset();
+        try {
+          // Tolerant of an instance (or a branch) without the deposits table.
+          const [t] = await sql<{ present: boolean }[]>`SELECT to_regclass('deposits') IS NOT NULL AS present`;
+          if (!t?.present) return;
+          const rows = await sql<{ state: string; n: number }[]>`SELECT state, count(*)::int AS n FROM deposits GROUP BY state`;
+          for (const r of rows) this.set({ state: r.state }, r.n);
+        } catch {
+          dbErrors.inc();
+        }
+      },
+    });
+    new Gauge({
+      name: 'commons_process_resident_memory_bytes',
+      help: 'Resident set size of this process',
+      registers,
+      collect() {
+        this.set(process.memoryUsage().rss);
+      },
+    });
+  }
+
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    this.requests.inc({ method, route, status: String(status) });
+    this.latency.observe({ method, route }, seconds);
+  }
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
