@@ -28,6 +28,8 @@ export interface StreamDeps {
 export interface Stream {
   readonly fanout: Fanout;
   sessionCount(): number;
+  /** Sessions closed with 1013 for passing the backpressure bound, since start. */
+  slowConsumersClosed(): number;
   /** Closes every session with `code` (1001 on shutdown) and stops the sweep. */
   close(code: number, reason: string): void;
 }
@@ -141,12 +143,14 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
   // answered nothing for a whole ping period is dead and is dropped.
   const pingEvery = Math.max(1, Math.round((ctx.config.streamPingIntervalS * 1000) / SWEEP_MS));
   let ticks = 0;
+  let slowClosed = 0;
   const sweep = setInterval(() => {
     const ping = ++ticks % pingEvery === 0;
     for (const ws of sockets) {
       const s = ws.getUserData();
       if (ws.getBufferedAmount() > MAX_BACKPRESSURE_BYTES) {
         s.open = false;
+        slowClosed++;
         ws.end(1013, 'slow consumer: backpressure over 1 MiB');
         continue;
       }
@@ -164,6 +168,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
   return {
     fanout,
     sessionCount: () => sockets.size,
+    slowConsumersClosed: () => slowClosed,
     close(code, reason) {
       closing = true;
       clearInterval(sweep);
