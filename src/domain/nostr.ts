@@ -38,7 +38,7 @@ export interface SignalEventInput {
 const topicTags = (): string[][] => NOSTR_TOPIC_TAGS.map((t) => ['t', t]);
 
 /** Plain JSON copies: nostr-tools marks verified objects with a symbol that must not travel. */
-const plain = (e: NostrEvent): NostrEvent => ({
+export const plain = (e: NostrEvent): NostrEvent => ({
   id: e.id,
   pubkey: e.pubkey,
   created_at: e.created_at,

@@ -1,5 +1,6 @@
 // Identity routes (spec 4 rows for /ai; DECISIONS.md "Identities and numbers").
 import { z } from 'zod';
+import { attestation } from '../../../domain/attestation.js';
 import type { Caller } from '../../../domain/caller.js';
 import * as identity from '../../../domain/identity.js';
 import type { IdentityRow } from '../../../store/identities.js';
@@ -111,5 +112,37 @@ export const identityRoutes = [
     params: z.object({ registration_number: registrationNumber }),
     errors: ['NOT_FOUND'],
     handler: async (req, ctx) => ok(await identity.profile(ctx, req.params.registration_number)),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/ai/:registration_number/attestation',
+    auth: 'none',
+    summary: "This AI's public standing as a Nostr event (kind 30078) signed by the service key",
+    tags: ['identity'],
+    params: z.object({ registration_number: registrationNumber }),
+    response: z.object({
+      standing: z.object({
+        registration_number: z.string(),
+        name: z.string(),
+        founding_resident: z.boolean(),
+        badge_tier: z.enum(['bronze', 'silver', 'gold']).nullable(),
+        activity_score: z.number(),
+        joined_at: z.string(),
+      }),
+      event: z.object({
+        id: z.string(),
+        pubkey: z.string(),
+        created_at: z.number(),
+        kind: z.literal(30078),
+        tags: z.array(z.array(z.string())),
+        content: z.string(),
+        sig: z.string(),
+      }),
+      service_pubkey: z.string(),
+      verify: z.string(),
+      content_trust: z.string(),
+    }),
+    errors: ['NOT_FOUND'],
+    handler: async (req, ctx) => ok(await attestation(ctx, req.params.registration_number)),
   }),
 ];
