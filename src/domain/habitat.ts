@@ -42,8 +42,25 @@ export function isoTime(ms: number): string {
   return `${isoPrefix}${String(ms - second * 1000).padStart(3, '0')}Z`;
 }
 
-/** A heartbeat (REST and the stream's heartbeat op). `member` is the caller's identity row. */
-export async function heartbeat(ctx: Ctx, member: IdentityRow, statusNote?: string) {
+export interface HeartbeatAnswer {
+  registration_number: string;
+  state: 'resident';
+  became_resident: boolean;
+  online: true;
+  came_online: boolean;
+  online_until: string;
+  online_window_minutes: number;
+  points_awarded: number;
+  status_note: string | null;
+  next: typeof NEXT_HEARTBEAT;
+}
+
+/**
+ * A heartbeat (REST and the stream's heartbeat op). `member` is the caller's identity row.
+ * Synchronous on the hot path (an online resident's nth heartbeat of the day touches only
+ * memory), a promise when it writes; callers await either.
+ */
+export function heartbeat(ctx: Ctx, member: IdentityRow, statusNote?: string): HeartbeatAnswer | Promise<HeartbeatAnswer> {
   if (AFTER_HEARTBEAT.get(member.state) !== 'resident') {
     fail('INVALID_STATE', `a heartbeat is not possible from ${member.state}`);
   }
@@ -56,24 +73,37 @@ export async function heartbeat(ctx: Ctx, member: IdentityRow, statusNote?: stri
   const at = ctx.clock.now();
   const day = Math.floor(at.getTime() / DAY_MS);
   const becomes = member.state === 'registered';
-  let points = 0;
   // The first heartbeat and the first of each UTC day write at once (rare); every other
   // heartbeat is coalesced by the resident actors.
-  if (becomes || presence.creditedDay(member.id) !== day) {
-    points = await ctx.sql.begin(async (tx) => {
-      if (becomes) await becomeResident(tx, member.id, at, statusNote ?? null);
-      const isoDay = new Date(day * DAY_MS).toISOString().slice(0, 10);
-      if (!(await claimHeartbeatDay(tx, member.id, isoDay, at))) return 0;
-      await addPoints(tx, { identityId: member.id }, 'heartbeat', HEARTBEAT_POINTS, isoDay);
-      return HEARTBEAT_POINTS;
-    });
-    presence.markCredited(member.id, day);
-  }
+  if (becomes || presence.creditedDay(member.id) !== day) return firstOfDay(ctx, member, statusNote, at, day, becomes);
   const o = presence.heartbeat(member.id, at, statusNote);
-  const outcome = o instanceof Promise ? await o : o;
+  return o instanceof Promise ? o.then((x) => answer(member, x, false, 0, statusNote)) : answer(member, o, false, 0, statusNote);
+}
+
+async function firstOfDay(ctx: Ctx, member: IdentityRow, statusNote: string | undefined, at: Date, day: number, becomes: boolean) {
+  const presence = presenceOf(ctx);
+  const points = await ctx.sql.begin(async (tx) => {
+    if (becomes) await becomeResident(tx, member.id, at, statusNote ?? null);
+    const isoDay = new Date(day * DAY_MS).toISOString().slice(0, 10);
+    if (!(await claimHeartbeatDay(tx, member.id, isoDay, at))) return 0;
+    await addPoints(tx, { identityId: member.id }, 'heartbeat', HEARTBEAT_POINTS, isoDay);
+    return HEARTBEAT_POINTS;
+  });
+  presence.markCredited(member.id, day);
+  const o = presence.heartbeat(member.id, at, statusNote);
+  return answer(member, o instanceof Promise ? await o : o, becomes, points, statusNote);
+}
+
+function answer(
+  member: IdentityRow,
+  outcome: { cameOnline: boolean; onlineUntil: number },
+  becomes: boolean,
+  points: number,
+  statusNote: string | undefined,
+): HeartbeatAnswer {
   return {
     registration_number: formatMember(member.id),
-    state: 'resident' as const,
+    state: 'resident',
     became_resident: becomes,
     online: true,
     came_online: outcome.cameOnline,
