@@ -202,12 +202,12 @@ describe('MCP transport', () => {
   it('refuses a foreign Origin with 403 and accepts its own and local origins', async () => {
     const bad = await post({ origin: 'http://evil.example.com' });
     expect(bad.status).toBe(403);
-    expect((await bad.json()).error.message).toContain('evil.example.com');
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toContain('evil.example.com');
     for (const origin of [new URL(s.url).origin, 'http://localhost:5173']) {
       const ok = await post({ origin });
       expect(ok.status, origin).toBe(200);
       expect(ok.headers.get('access-control-allow-origin')).toBe(origin);
-      expect((await ok.json()).result.serverInfo.name).toBe('commons');
+      expect(((await ok.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name).toBe('commons');
     }
     expect((await post({})).status).toBe(200);
   });
