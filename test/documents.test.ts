@@ -59,13 +59,17 @@ describe('documents', () => {
       links((await s.call('GET', path)).json, all);
     }
     for (const path of ['/bootstrap.txt', '/llms.txt']) links((await s.call('GET', path)).text, all);
+    for (const path of ['/mcp', '/a2a', '/.well-known/agent-card.json']) expect(all, path).toContain(path);
     expect(all.size).toBeGreaterThan(8);
     for (const path of all) {
       const bare = path.split('?')[0] as string;
       const match = s.app.router.match('GET', bare);
-      const any = ['GET', 'POST', 'DELETE'].some((m) => s.app.router.match(m, bare).kind === 'found');
+      const any =
+        ['GET', 'POST', 'DELETE'].some((m) => s.app.router.match(m, bare).kind === 'found') || PROTOCOL_OPS.some((p) => p.path === bare);
       expect(any, `link ${path} has no route`).toBe(true);
-      if (match.kind === 'found' && match.route.auth === 'none' && !path.includes(':')) {
+      const protocol = PROTOCOL_OPS.some((p) => p.path === bare);
+      if (protocol) expect((await s.call('POST', bare, { body: {} })).status, `POST ${bare}`).not.toBe(404);
+      else if (match.kind === 'found' && match.route.auth === 'none' && !path.includes(':')) {
         const r = await s.call('GET', path);
         expect(r.status, `GET ${path}`).toBe(200);
       }
