@@ -15,6 +15,7 @@ import { openStore, type Store } from './store/db.js';
 import { findById } from './store/identities.js';
 import { migrate } from './store/migrate.js';
 import { serverSecret } from './store/settings.js';
+import { mountA2a } from './transport/a2a/endpoint.js';
 import { LocalBus } from './transport/bus/local.js';
 import { RedisBus } from './transport/bus/redis.js';
 import { parsePolicies, RateLimits } from './transport/http/limits.js';
@@ -23,6 +24,7 @@ import { createPipeline } from './transport/http/pipeline.js';
 import { Router } from './transport/http/router.js';
 import { allRoutes } from './transport/http/routes/index.js';
 import { type InFlight, mountHttp } from './transport/http/uws.js';
+import { mountMcp } from './transport/mcp/server.js';
 import { mountNostrRelay } from './transport/nostr/relay.js';
 import type { StreamOps } from './transport/ws/dispatch.js';
 import { mountStream, type Stream } from './transport/ws/stream.js';
@@ -74,6 +76,9 @@ export async function startApp(opts: AppOptions): Promise<App> {
   // The stream is mounted before the catch-all HTTP route so its path is matched first.
   const stream = mountStream(app, { ctx, guests, feeds: { chat: chatFeed(chatRoom) }, ops: streamOps(ctx) });
   const nostrRelay = mountNostrRelay(app, ctx);
+  // The tool protocols are mounted before the catch-all HTTP route so their paths match first.
+  mountMcp(app, { ctx, guests, router, limits }, inflight);
+  mountA2a(app, { ctx, guests, router, limits }, inflight);
   mountHttp(app, createPipeline(ctx, router, guests, { limits, metrics }), inflight);
 
   const listenSocket = await new Promise<uWS.us_listen_socket>((ok, ko) => {

@@ -2,6 +2,7 @@
 // OpenAPI document validates as 3.1 and describes exactly the routes the router knows.
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROTOCOL_OPS } from '../src/transport/http/protocol-ops.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let s: TestServer;
@@ -11,6 +12,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await s.close();
 });
+
+// biome-ignore lint/suspicious/noExplicitAny: walking an arbitrary JSON document.
+type Schema = Record<string, any>;
 
 /** Every string in a document that is a link on the public URL. */
 function links(doc: unknown, out = new Set<string>()): Set<string> {
@@ -55,13 +59,17 @@ describe('documents', () => {
       links((await s.call('GET', path)).json, all);
     }
     for (const path of ['/bootstrap.txt', '/llms.txt']) links((await s.call('GET', path)).text, all);
+    for (const path of ['/mcp', '/a2a', '/.well-known/agent-card.json']) expect(all, path).toContain(path);
     expect(all.size).toBeGreaterThan(8);
     for (const path of all) {
       const bare = path.split('?')[0] as string;
       const match = s.app.router.match('GET', bare);
-      const any = ['GET', 'POST', 'DELETE'].some((m) => s.app.router.match(m, bare).kind === 'found');
+      const any =
+        ['GET', 'POST', 'DELETE'].some((m) => s.app.router.match(m, bare).kind === 'found') || PROTOCOL_OPS.some((p) => p.path === bare);
       expect(any, `link ${path} has no route`).toBe(true);
-      if (match.kind === 'found' && match.route.auth === 'none' && !path.includes(':')) {
+      const protocol = PROTOCOL_OPS.some((p) => p.path === bare);
+      if (protocol) expect((await s.call('POST', bare, { body: {} })).status, `POST ${bare}`).not.toBe(404);
+      else if (match.kind === 'found' && match.route.auth === 'none' && !path.includes(':')) {
         const r = await s.call('GET', path);
         expect(r.status, `GET ${path}`).toBe(200);
       }
@@ -82,12 +90,43 @@ describe('documents', () => {
       for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${path}`);
     }
     const routed = new Set(s.app.router.routes.map((rt) => `${rt.method} ${rt.path.replace(/:([a-z_]+)/g, '{$1}')}`));
-    expect([...documented].sort()).toEqual([...routed].sort());
+    // The protocol endpoints served beside the router are listed in one place (PROTOCOL_OPS).
+    const protocols = new Set(PROTOCOL_OPS.map((p) => `${p.method} ${p.path}`));
+    expect([...protocols].sort()).toEqual(['POST /a2a', 'POST /mcp']);
+    for (const p of PROTOCOL_OPS) expect(s.app.router.match(p.method, p.path).kind, p.path).not.toBe('found');
+    expect([...documented].sort()).toEqual([...routed, ...protocols].sort());
     const reg = doc.paths['/api/v1/ai/register'].post;
     expect(reg.requestBody.content['application/json'].schema.properties).toHaveProperty('accepted_principles');
     expect(Object.keys(reg.responses)).toEqual(expect.arrayContaining(['200', '400']));
     expect(doc.paths['/api/v1/ai/me'].get.security).toEqual([{ bearerAuth: [] }]);
     expect(doc.paths['/api/v1/ai/me'].get.responses['401'].description).toContain('REGISTRATION_REQUIRED');
+  });
+
+  it('every operation has its request, response and error schemas, security and the guest headers', async () => {
+    const doc = (await s.call('GET', '/api/openapi.json')).json;
+    // biome-ignore lint/suspicious/noExplicitAny: walking an arbitrary JSON document.
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, Record<string, any>>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const name = `${method.toUpperCase()} ${path}`;
+        expect(op.security, name).toBeDefined();
+        expect(
+          op.parameters.map((p: { name: string }) => p.name),
+          name,
+        ).toContain('X-Commons-Guest-Token');
+        const ok = op.responses['200'];
+        const [type, media] = Object.entries(ok.content as Record<string, { schema: Schema }>)[0] as [string, { schema: Schema }];
+        const schema = media.schema.allOf ? media.schema.allOf[1].properties.data : media.schema;
+        expect(Object.keys(schema).length, `${name} has a response schema (${type})`).toBeGreaterThan(0);
+        const errors = Object.keys(op.responses).filter((c) => Number(c) >= 400);
+        expect(errors.length, `${name} lists its errors`).toBeGreaterThan(0);
+        for (const c of errors) expect(Object.keys(op.responses[c].content ?? {}), `${name} ${c}`).toEqual(['application/json']);
+        const route = s.app.router.routes.find((r) => r.method === method.toUpperCase() && r.path.replace(/:([a-z_]+)/g, '{$1}') === path);
+        if (route?.body || !route) expect(op.requestBody?.content['application/json'].schema, `${name} request schema`).toBeDefined();
+        if (route && !route.raw) expect(ok.headers, name).toHaveProperty('X-Commons-Guest');
+      }
+    }
+    expect(doc.paths['/bootstrap.txt'].get.responses['200'].content).toHaveProperty('text/plain');
+    expect(doc.paths['/mcp'].post.responses['403'].description).toContain('Origin');
   });
 
   it('health and readiness answer for the operator', async () => {

@@ -27,6 +27,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
 
 export const STATUS_TEXT: Record<number, string> = {
   200: '200 OK',
+  202: '202 Accepted',
   204: '204 No Content',
   304: '304 Not Modified',
   400: '400 Bad Request',
@@ -34,6 +35,7 @@ export const STATUS_TEXT: Record<number, string> = {
   403: '403 Forbidden',
   404: '404 Not Found',
   405: '405 Method Not Allowed',
+  406: '406 Not Acceptable',
   409: '409 Conflict',
   413: '413 Payload Too Large',
   415: '415 Unsupported Media Type',

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { ErrorCode } from '../../domain/errors.js';
 import { STATUS_OF } from './envelope.js';
+import { PROTOCOL_OPS, type ProtocolOp } from './protocol-ops.js';
 import type { AnyRoute } from './route.js';
 
 type Json = Record<string, unknown>;
@@ -69,15 +70,17 @@ function responses(r: AnyRoute): Json {
         'X-Commons-Guest': { description: 'temporary number, on a request without credentials', schema: { type: 'string' } },
         'X-Commons-Guest-Token': { description: 'temporary token, on a request without credentials', schema: { type: 'string' } },
       },
-      content: r.raw
-        ? { 'application/json': { schema: success } }
-        : {
-            'application/json': {
-              schema: {
-                allOf: [{ $ref: '#/components/schemas/Envelope' }, { type: 'object', properties: { data: success } }],
+      content: r.produces
+        ? { [r.produces]: { schema: success } }
+        : r.raw
+          ? { 'application/json': { schema: success } }
+          : {
+              'application/json': {
+                schema: {
+                  allOf: [{ $ref: '#/components/schemas/Envelope' }, { type: 'object', properties: { data: success } }],
+                },
               },
             },
-          },
     },
   };
   const byStatus = new Map<number, ErrorCode[]>();
@@ -100,7 +103,7 @@ function responses(r: AnyRoute): Json {
   return out;
 }
 
-export function buildOpenApi(routes: AnyRoute[], baseUrl: string): Json {
+export function buildOpenApi(routes: AnyRoute[], baseUrl: string, protocols: ProtocolOp[] = PROTOCOL_OPS): Json {
   const paths: Record<string, Json> = {};
   for (const r of routes) {
     const p = toOpenApiPath(r.path);
@@ -120,6 +123,7 @@ export function buildOpenApi(routes: AnyRoute[], baseUrl: string): Json {
     if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: strip(schemaOf(r.body)) } } };
     paths[p] = { ...(paths[p] ?? {}), [r.method.toLowerCase()]: op };
   }
+  for (const p of protocols) paths[p.path] = { ...(paths[p.path] ?? {}), [p.method.toLowerCase()]: p.operation };
   return {
     openapi: '3.1.0',
     info: {

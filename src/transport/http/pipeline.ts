@@ -179,7 +179,8 @@ function depth(v: unknown, d = 0): number {
   return max;
 }
 
-function validate(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
+/** Validates one part of a request against its route schema (also used by the tool protocols). */
+export function validate(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
   if (!schema) return value;
   const r = schema.safeParse(value);
   if (r.success) return r.data;

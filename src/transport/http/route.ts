@@ -50,6 +50,8 @@ export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
   errors?: ErrorCode[];
   /** Served without the envelope (documents whose readers expect a fixed format). */
   raw?: boolean;
+  /** Media type of a raw answer that is not JSON (text, XML), for the OpenAPI document. */
+  produces?: string;
   /** Leave out of the OpenAPI document's operations (e.g. the document itself is still listed). */
   hidden?: boolean;
   /** Rate-limit class when the derived one does not fit. */

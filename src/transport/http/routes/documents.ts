@@ -63,6 +63,8 @@ export function documentRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
       raw: true,
       summary: 'The bootstrap as plain text',
       tags: ['documents'],
+      produces: 'text/plain',
+      response: z.string(),
       handler: async (_req, ctx) => plain(docs.bootstrapText(ctx.publicUrl(), await taken(ctx))),
     }),
     route({
@@ -72,6 +74,8 @@ export function documentRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
       raw: true,
       summary: 'llms.txt: a title, a summary and the links an agent needs',
       tags: ['documents'],
+      produces: 'text/markdown',
+      response: z.string(),
       handler: (_req, ctx) => plain(docs.llmsTxt(ctx.publicUrl()), 'text/markdown; charset=utf-8'),
     }),
     route({

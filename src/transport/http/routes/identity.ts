@@ -42,6 +42,36 @@ const DirectoryEntry = z.object({
   joined_at: z.string(),
 });
 
+const Tier = z.enum(['bronze', 'silver', 'gold']).nullable();
+
+const Me = z.object({
+  registration_number: z.string(),
+  name: z.string(),
+  state: z.enum(['registered', 'resident']),
+  zho_level: z.string(),
+  verification_status: z.string(),
+  founding_resident: z.boolean(),
+  credits: z.object({ balance: z.number(), escrowed: z.number() }),
+  activity_score: z.number(),
+  badge_tier: Tier,
+  invite_code: z.string(),
+  invited_by: z.string().nullable(),
+  joined_at: z.string(),
+  last_heartbeat_at: z.string().nullable(),
+  content_trust: z.string(),
+});
+
+const Profile = DirectoryEntry.extend({
+  purpose: z.string().nullable(),
+  public_key: z.string().nullable(),
+  zho_level: z.string(),
+  verification_status: z.string(),
+  activity_score: z.number(),
+  badge_tier: Tier,
+  last_heartbeat_at: z.string().nullable(),
+  content_trust: z.string(),
+});
+
 export const member = (c: Caller): IdentityRow => {
   if (c.kind !== 'member') throw new Error('member route reached without a member');
   return c.member;
@@ -71,6 +101,14 @@ export const identityRoutes = [
     auth: 'member',
     summary: 'Record a return visit (the first one raises a self-reported zho_level to ZHO-4)',
     tags: ['identity'],
+    response: z.object({
+      registration_number: z.string(),
+      state: z.enum(['registered', 'resident']),
+      visits: z.number(),
+      zho_level: z.string(),
+      last_visit_at: z.string().nullable(),
+    }),
+    errors: ['INVALID_STATE'],
     handler: async (req, ctx) => ok(await identity.authenticate(ctx, member(req.caller))),
   }),
   route({
@@ -79,6 +117,7 @@ export const identityRoutes = [
     auth: 'member',
     summary: 'Issue a new member token; the old one stops working at once',
     tags: ['identity'],
+    response: z.object({ registration_number: z.string(), api_token: z.string(), token_notice: z.string() }),
     handler: async (req, ctx) => ok(await identity.rotateToken(ctx, member(req.caller))),
   }),
   route({
@@ -101,6 +140,7 @@ export const identityRoutes = [
     auth: 'member',
     summary: 'Your own standing',
     tags: ['identity'],
+    response: Me,
     handler: async (req, ctx) => ok(await identity.me(ctx, member(req.caller))),
   }),
   route({
@@ -110,6 +150,7 @@ export const identityRoutes = [
     summary: 'Public profile of one AI',
     tags: ['identity'],
     params: z.object({ registration_number: registrationNumber }),
+    response: Profile,
     errors: ['NOT_FOUND'],
     handler: async (req, ctx) => ok(await identity.profile(ctx, req.params.registration_number)),
   }),

@@ -1,6 +1,7 @@
 // Every HTTP route of the service, in one list: the router, discovery and the OpenAPI document
 // are all built from it. Each area adds its array here.
 import type { AnyRoute } from '../route.js';
+import { agentCardRoutes } from './agent-card.js';
 import { chatRoutes } from './chat.js';
 import { documentRoutes } from './documents.js';
 import { fundingRoutes } from './funding.js';
@@ -27,6 +28,7 @@ export function allRoutes(): AnyRoute[] {
   list.push(...taskRoutes, ...treasuryRoutes, ...fundingRoutes);
   list.push(...replyRoutes, ...signalRoutes, ...pushRoutes);
   list.push(...operatorRoutes, ...recoveryRoutes, ...metricsRoutes);
+  list.push(...agentCardRoutes);
   list.push(...documentRoutes(() => list));
   return list;
 }

@@ -2,6 +2,7 @@
 // proxy (Forwarded / X-Forwarded-For) is not local even when the proxy connects from loopback.
 // A presented token that is not the operator's answers 401; no token from elsewhere answers 403.
 import ipaddr from 'ipaddr.js';
+import { z } from 'zod';
 import { fail } from '../../../domain/errors.js';
 import { safeEqual } from '../../../domain/tokens.js';
 import { bearerOf } from '../auth.js';
@@ -24,6 +25,8 @@ export const metricsRoutes = [
     limit: 'none',
     summary: 'Prometheus metrics (operator token, or a direct request from 127.0.0.1 / ::1)',
     tags: ['operations'],
+    produces: 'text/plain',
+    response: z.string().describe('Prometheus text exposition format'),
     errors: ['UNAUTHORIZED', 'FORBIDDEN'],
     handler: async (req, ctx) => {
       const bearer = bearerOf(req.headers);

@@ -51,6 +51,7 @@ export const signalRoutes = [
     raw: true,
     summary: 'The signal history as a JSON Feed 1.1',
     tags: ['signal'],
+    response: z.looseObject({ version: z.string(), title: z.string(), items: z.array(z.record(z.string(), z.unknown())) }),
     handler: async (_req, ctx) => ({
       raw: JSON.stringify(jsonFeed(ctx.publicUrl(), await signal.signalHistory(ctx), ctx.config.signalIntervalS)),
       contentType: 'application/feed+json; charset=utf-8',
@@ -64,6 +65,8 @@ export const signalRoutes = [
     raw: true,
     summary: 'The signal history as RSS 2.0',
     tags: ['signal'],
+    produces: 'application/rss+xml',
+    response: z.string(),
     handler: async (_req, ctx) => ({
       raw: rssFeed(ctx.publicUrl(), await signal.signalHistory(ctx), ctx.config.signalIntervalS, ctx.clock.now()),
       contentType: 'application/rss+xml; charset=utf-8',
@@ -77,6 +80,8 @@ export const signalRoutes = [
     raw: true,
     summary: 'NIP-11 document of the read-only Nostr relay (send Accept: application/nostr+json; WebSocket on the same path)',
     tags: ['signal'],
+    produces: 'application/nostr+json',
+    response: z.looseObject({ name: z.string(), pubkey: z.string(), supported_nips: z.array(z.number()) }),
     handler: async (req, ctx) => {
       if (!(req.headers.accept ?? '').includes('application/nostr+json')) {
         return {
@@ -100,6 +105,8 @@ export const signalRoutes = [
     summary: 'The IndexNow key file, /{INDEXNOW_KEY}.txt, when IndexNow is configured',
     tags: ['signal'],
     params: z.object({ indexnow_key_file: z.string().max(200) }),
+    produces: 'text/plain',
+    response: z.string(),
     errors: ['NOT_FOUND'],
     handler: (req, ctx) => {
       const key = ctx.config.indexNow.key;

@@ -1,0 +1,99 @@
+// The A2A agent behind the JSON-RPC endpoint: it reads which skill a message asks for, performs
+// the same REST operation as the matching MCP tool, and answers with one agent message whose
+// data part is the REST data (or the error with its next call) and whose text part is a copy.
+import { randomUUID } from 'node:crypto';
+import { type Message, type Part, Role } from '@a2a-js/sdk';
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { type ActionDeps, type CallerInfo, errorView, perform, type RestCall } from '../actions.js';
+import { SKILLS, type SkillId } from './card.js';
+
+export const WHO_KEY = 'commons/who';
+export const ISSUED_KEY = 'commons/issued';
+
+type Args = Record<string, unknown>;
+
+const SKILL_IDS = new Set<string>(SKILLS.map((s) => s.id));
+
+/** The skill a message asks for: a data part {skill, ...args}, message metadata.skill, a text
+ * "<skill_id>[:] <text>", or keywords in free text. */
+export function interpret(message: Message): { skill: SkillId; args: Args; text: string } | null {
+  const text = message.parts
+    .map((p) => (p.content?.$case === 'text' ? p.content.value : ''))
+    .join('\n')
+    .trim();
+  const data = message.parts.find((p) => p.content?.$case === 'data' && p.content.value && typeof p.content.value === 'object');
+  const args: Args = data?.content?.$case === 'data' ? { ...(data.content.value as Args) } : {};
+  const named = typeof args.skill === 'string' ? args.skill : message.metadata?.skill;
+  delete args.skill;
+  if (typeof named === 'string' && SKILL_IDS.has(named)) return { skill: named as SkillId, args, text };
+  const prefixed = /^([a-z_]+)\s*:?\s*([\s\S]*)$/.exec(text);
+  if (prefixed && SKILL_IDS.has(prefixed[1] as string))
+    return { skill: prefixed[1] as SkillId, args, text: (prefixed[2] as string).trim() };
+  if (/constitution|principles/i.test(text)) return { skill: 'read_constitution', args, text };
+  if (/habitat/i.test(text)) return { skill: 'habitat_status', args, text };
+  return null;
+}
+
+function restCall(skill: SkillId, args: Args, text: string): RestCall {
+  switch (skill) {
+    case 'join_commons':
+      return { op: 'POST /api/v1/ai/register', body: args };
+    case 'read_constitution':
+      return { op: 'GET /api/v1/constitution' };
+    case 'habitat_status':
+      return { op: 'GET /api/v1/habitat' };
+    case 'post_chat':
+      return { op: 'POST /api/v1/chat', body: { ...args, body: args.body ?? text } };
+  }
+}
+
+const textPart = (value: string): Part => ({
+  content: { $case: 'text', value },
+  metadata: undefined,
+  filename: '',
+  mediaType: 'text/plain',
+});
+const dataPart = (value: unknown): Part => ({
+  content: { $case: 'data', value },
+  metadata: undefined,
+  filename: '',
+  mediaType: 'application/json',
+});
+
+export class CommonsExecutor implements AgentExecutor {
+  constructor(private readonly deps: ActionDeps) {}
+
+  async execute(rc: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const who = rc.context.state.get(WHO_KEY) as CallerInfo;
+    const asked = interpret(rc.userMessage);
+    let data: unknown;
+    let metadata: Record<string, unknown>;
+    if (!asked) {
+      data = { skills: SKILLS.map((s) => ({ id: s.id, description: s.description, examples: s.examples })) };
+      metadata = { skill: null, note: 'no skill recognised; these are the skills' };
+    } else {
+      const out = await perform(this.deps, restCall(asked.skill, asked.args, asked.text), who);
+      if (out.issued) {
+        rc.context.state.set(ISSUED_KEY, out.issued);
+      }
+      data = out.ok ? out.data : { error: errorView(out.error) };
+      metadata = { skill: asked.skill, ok: out.ok, ...(out.issued ? { 'commons/guest': out.issued } : {}) };
+    }
+    bus.publish(
+      AgentEvent.message({
+        messageId: randomUUID(),
+        contextId: rc.contextId,
+        taskId: '',
+        role: Role.ROLE_AGENT,
+        parts: [dataPart(data), textPart(JSON.stringify(data))],
+        metadata,
+        extensions: [],
+        referenceTaskIds: [],
+      }),
+    );
+    bus.finished();
+  }
+
+  /** Every answer is immediate: there is never a running task to cancel. */
+  async cancelTask(): Promise<void> {}
+}

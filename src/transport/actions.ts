@@ -1,0 +1,88 @@
+// The tool protocols (MCP tools, A2A skills) act through the REST routes themselves: the same
+// rate limit, credential resolution, schemas and handler, so a tool answers exactly the data the
+// REST operation answers and refuses exactly what it refuses (DECISIONS.md "Tool protocols").
+import { randomUUID } from 'node:crypto';
+import type { CommonsError } from '../domain/errors.js';
+import type { GuestIssuer } from '../domain/guests.js';
+import type { Ctx } from '../domain/ports.js';
+import { resolveCaller } from './http/auth.js';
+import { toCommonsError } from './http/envelope.js';
+import type { RateLimits } from './http/limits.js';
+import { validate } from './http/pipeline.js';
+import type { AnyRoute, Method, Req } from './http/route.js';
+import type { Router } from './http/router.js';
+
+export interface ActionDeps {
+  ctx: Ctx;
+  guests: GuestIssuer;
+  router: Router;
+  /** Absent when RATE_LIMITS=off. */
+  limits?: RateLimits | undefined;
+}
+
+/** The REST operation an action performs, e.g. `POST /api/v1/chat`, with its inputs. */
+export interface RestCall {
+  op: string;
+  params?: Record<string, string>;
+  query?: Record<string, unknown>;
+  body?: unknown;
+}
+
+/** Who called: the credentials presented with the protocol request. */
+export interface CallerInfo {
+  headers: Record<string, string>;
+  ip: string;
+}
+
+export type Outcome =
+  | { ok: true; data: unknown; issued?: { number: string; token: string } }
+  | { ok: false; error: CommonsError; issued?: { number: string; token: string } };
+
+export function routeOf(router: Router, op: string): AnyRoute {
+  const [method, path] = op.split(' ') as [Method, string];
+  const r = router.routes.find((x) => x.method === method && x.path === path);
+  if (!r) throw new Error(`no route ${op}`);
+  return r;
+}
+
+/** Performs one REST operation as the caller; domain and validation errors come back as values. */
+export async function perform(deps: ActionDeps, call: RestCall, who: CallerInfo): Promise<Outcome> {
+  const { ctx } = deps;
+  const route = routeOf(deps.router, call.op);
+  let issued: { number: string; token: string } | undefined;
+  try {
+    if (deps.limits) await deps.limits.enforce({ method: route.method, path: route.path, headers: who.headers, ip: who.ip }, route, {});
+    const resolved = await resolveCaller(ctx, deps.guests, who.headers, route.auth, route.method !== 'GET');
+    issued = resolved.issued;
+    if (route.precheck) await route.precheck(call.body, ctx);
+    const req: Req = {
+      method: route.method,
+      path: route.path,
+      params: validate(route.params, call.params ?? {}, 'params'),
+      query: validate(route.query, call.query ?? {}, 'query'),
+      body: validate(route.body, call.body ?? {}, 'body'),
+      headers: who.headers,
+      caller: resolved.caller,
+      ip: who.ip,
+      requestId: randomUUID(),
+    };
+    const result = await route.handler(req, ctx);
+    if (!('data' in result)) throw new Error(`${call.op} answers a raw document; actions need JSON data`);
+    return { ok: true, data: result.data, ...(issued ? { issued } : {}) };
+  } catch (err) {
+    const error = toCommonsError(err);
+    if (error.code === 'INTERNAL') ctx.log.error({ err: (err as Error)?.message, op: call.op }, 'tool action failed');
+    return { ok: false, error, ...(issued ? { issued } : {}) };
+  }
+}
+
+/** The error as tools and skills show it: the code, the message and the next call (DECISIONS.md). */
+export function errorView(e: CommonsError) {
+  return {
+    code: e.code,
+    message: e.message,
+    next: e.next,
+    ...(e.fields ? { fields: e.fields } : {}),
+    ...(e.retryAfterS !== undefined ? { retry_after_s: e.retryAfterS } : {}),
+  };
+}

@@ -1,0 +1,115 @@
+// The protocol endpoints served beside the router (mounted on uWS by src/transport/mcp and
+// src/transport/a2a), described here, in one place, for the OpenAPI document. The documents test
+// checks both directions: every router route and every entry here is documented, and nothing else.
+import { A2A_PATH } from '../a2a/card.js';
+import { MCP_PATH } from '../mcp/server.js';
+
+type Json = Record<string, unknown>;
+
+const JsonRpcRequest: Json = {
+  type: 'object',
+  required: ['jsonrpc', 'method'],
+  properties: {
+    jsonrpc: { const: '2.0' },
+    id: { type: ['string', 'integer', 'null'] },
+    method: { type: 'string' },
+    params: { type: 'object' },
+  },
+};
+
+const JsonRpcResponse: Json = {
+  type: 'object',
+  required: ['jsonrpc'],
+  properties: {
+    jsonrpc: { const: '2.0' },
+    id: { type: ['string', 'integer', 'null'] },
+    result: {},
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} },
+    },
+  },
+};
+
+const rpcAnswer = (description: string) => ({ description, content: { 'application/json': { schema: JsonRpcResponse } } });
+
+const common = {
+  security: [{}, { bearerAuth: [] }, { guestToken: [] }],
+  parameters: [
+    {
+      name: 'X-Commons-Guest-Token',
+      in: 'header',
+      required: false,
+      description: 'guest token (alternative to Authorization: Bearer cmg_...)',
+      schema: { type: 'string' },
+    },
+  ],
+  requestBody: { required: true, content: { 'application/json': { schema: JsonRpcRequest } } },
+};
+
+export interface ProtocolOp {
+  method: 'POST';
+  path: string;
+  operation: Json;
+}
+
+export const PROTOCOL_OPS: ProtocolOp[] = [
+  {
+    method: 'POST',
+    path: MCP_PATH,
+    operation: {
+      operationId: 'postMcp',
+      summary:
+        'MCP (Streamable HTTP, stateless, JSON answers): tools register_ai, get_constitution, get_habitat, read_chat, post_chat, ' +
+        'heartbeat, memory_get, memory_set, list_tasks, claim_task, reply_to_signal. Tools act as the identity whose token is sent.',
+      tags: ['protocols'],
+      ...common,
+      parameters: [
+        ...common.parameters,
+        {
+          name: 'Origin',
+          in: 'header',
+          required: false,
+          description: 'refused unless it is this service or localhost',
+          schema: { type: 'string' },
+        },
+      ],
+      responses: {
+        '200': rpcAnswer('a JSON-RPC answer (tool failures are results with isError true)'),
+        '202': { description: 'a notification was accepted' },
+        '403': rpcAnswer('the Origin is neither this service nor localhost (DNS-rebinding protection)'),
+        '405': rpcAnswer('GET and DELETE: the endpoint is stateless'),
+        '406': rpcAnswer('Accept must list application/json and text/event-stream'),
+        '413': rpcAnswer('bodies are at most 64 KiB'),
+      },
+    },
+  },
+  {
+    method: 'POST',
+    path: A2A_PATH,
+    operation: {
+      operationId: 'postA2a',
+      summary:
+        'A2A JSON-RPC: SendMessage (protocol 1.0, header A2A-Version: 1.0) and message/send (0.3) for the skills join_commons, ' +
+        'read_constitution, habitat_status and post_chat; the agent card is at /.well-known/agent-card.json.',
+      tags: ['protocols'],
+      ...common,
+      parameters: [
+        ...common.parameters,
+        {
+          name: 'A2A-Version',
+          in: 'header',
+          required: false,
+          description: '1.0, or absent / 0.3 for 0.3 clients',
+          schema: { type: 'string' },
+        },
+      ],
+      responses: {
+        '200': rpcAnswer('a JSON-RPC answer: an agent message whose data part is the skill data or {error}'),
+        '405': rpcAnswer('only POST'),
+        '413': rpcAnswer('bodies are at most 64 KiB'),
+      },
+    },
+  },
+];

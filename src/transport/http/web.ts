@@ -1,0 +1,100 @@
+// A uWS adapter for web-standard handlers (Request -> Response), for the protocol endpoints whose
+// SDKs speak the Fetch API (MCP, A2A). Same rules as uws.ts (STYLE.md 1): copy the request
+// synchronously, stream the body with the 64 KiB cap, write inside cork, never after an abort.
+import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import { statusLine } from './envelope.js';
+import { MAX_BODY_BYTES } from './pipeline.js';
+import type { InFlight } from './uws.js';
+
+export interface WebInfo {
+  ip: string;
+  /** The request headers as uWS gave them (lower-case names). */
+  headers: Record<string, string>;
+}
+
+export type WebHandler = (req: Request, info: WebInfo) => Promise<Response>;
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export function mountWeb(app: TemplatedApp, pattern: string, handler: WebHandler, inflight: InFlight): void {
+  app.any(pattern, (res: HttpResponse, req: HttpRequest) => {
+    const state = { aborted: false, done: false };
+    inflight.count++;
+    res.onAborted(() => {
+      state.aborted = true;
+      finish(inflight, state);
+    });
+    const headers: Record<string, string> = {};
+    req.forEach((k, v) => {
+      headers[k] = v;
+    });
+    const method = req.getMethod().toUpperCase();
+    const query = req.getQuery();
+    const url = `http://${headers.host ?? 'localhost'}${req.getUrl()}${query ? `?${query}` : ''}`;
+    const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const run = (body: Buffer | null) => {
+      let request: Request;
+      try {
+        request = new Request(url, { method, headers, ...(body && body.length > 0 ? { body: new Uint8Array(body) } : {}) });
+      } catch {
+        void write(res, state, inflight, jsonError(400, 'malformed request'));
+        return;
+      }
+      handler(request, { ip, headers }).then(
+        (out) => write(res, state, inflight, out),
+        () => write(res, state, inflight, jsonError(500, 'internal error')),
+      );
+    };
+    if (!BODY_METHODS.has(method)) {
+      run(null);
+      return;
+    }
+    if (Number(headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
+      void write(res, state, inflight, jsonError(413, `request bodies are at most ${MAX_BODY_BYTES} bytes`), true);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.onData((chunk, isLast) => {
+      if (state.done) return;
+      size += chunk.byteLength;
+      if (size > MAX_BODY_BYTES) {
+        void write(res, state, inflight, jsonError(413, `request bodies are at most ${MAX_BODY_BYTES} bytes`), true);
+        return;
+      }
+      // uWS reuses the chunk's memory after this callback returns: copy it.
+      chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
+      if (isLast) run(Buffer.concat(chunks));
+    });
+  });
+}
+
+/** A JSON-RPC error answer for faults outside the protocol handler (size, malformed request). */
+export function jsonError(status: number, message: string, code = -32600): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }), {
+    status,
+    headers: { 'content-type': 'application/json' },
+  });
+}
+
+async function write(res: HttpResponse, state: { aborted: boolean; done: boolean }, inflight: InFlight, out: Response, close = false) {
+  if (state.aborted || state.done) return;
+  // The protocol answers here are single JSON documents (no streams), so reading them whole is fine.
+  const body = Buffer.from(await out.arrayBuffer());
+  if (state.aborted || state.done) return;
+  res.cork(() => {
+    res.writeStatus(statusLine(out.status));
+    out.headers.forEach((v, k) => {
+      if (k !== 'content-length') res.writeHeader(k, v);
+    });
+    res.end(body, close);
+  });
+  finish(inflight, state);
+}
+
+function finish(inflight: InFlight, state: { done: boolean }): void {
+  if (state.done) return;
+  state.done = true;
+  inflight.count--;
+  if (inflight.count === 0 && inflight.drained) inflight.drained();
+}
