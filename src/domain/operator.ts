@@ -2,6 +2,7 @@
 // audit log in the same transaction as the change, so neither exists without the other.
 import { listAudit, writeAudit } from '../store/audit.js';
 import * as ops from '../store/operator.js';
+import { announceHidden } from './chat.js';
 import { fail } from './errors.js';
 import { hideContent, type TargetType } from './moderation.js';
 import type { Ctx } from './ports.js';
@@ -78,7 +79,7 @@ export async function revokeToken(ctx: Ctx, id: number, reason: string | undefin
 
 export async function hide(ctx: Ctx, targetType: TargetType, targetId: string, reason: string, requestId: string) {
   const at = ctx.clock.now();
-  return ctx.sql.begin(async (tx) => {
+  const out = await ctx.sql.begin(async (tx) => {
     const out = await hideContent(tx, targetType, targetId, at);
     await writeAudit(tx, {
       actor: OPERATOR,
@@ -90,5 +91,31 @@ export async function hide(ctx: Ctx, targetType: TargetType, targetId: string, r
       at,
     });
     return out;
+  });
+  // After the commit: every node's in-memory chat drops the message (docs/chat.md).
+  if (targetType === 'chat_message') await announceHidden(ctx, out.target_id);
+  return out;
+}
+
+export const GOAL_STATUSES = ['open', 'funded', 'closed'] as const;
+export type GoalStatus = (typeof GOAL_STATUSES)[number];
+
+/** Moves a funding goal to open, funded or closed; the treasury document reads it (closed goals take nothing). */
+export async function setGoalStatus(ctx: Ctx, goalId: string, status: GoalStatus, requestId: string) {
+  const at = ctx.clock.now();
+  return ctx.sql.begin(async (tx) => {
+    const before = await ops.lockGoal(tx, goalId);
+    if (before === null) return fail('NOT_FOUND', `no funding goal ${goalId}`, { next: { method: 'GET', path: '/api/v1/treasury' } });
+    if (before !== status) await ops.setGoalStatus(tx, goalId, status);
+    await writeAudit(tx, {
+      actor: OPERATOR,
+      action: 'funding_goal.status',
+      targetType: 'funding_goal',
+      targetId: goalId,
+      detail: { before, after: status },
+      requestId,
+      at,
+    });
+    return { id: goalId, status, previous_status: before, changed: before !== status };
   });
 }
