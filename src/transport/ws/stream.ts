@@ -7,8 +7,9 @@ import { randomUUID } from 'node:crypto';
 import type { GuestIssuer } from '../../domain/guests.js';
 import type { Ctx } from '../../domain/ports.js';
 import { formatGuest, formatMember } from '../../domain/tokens.js';
-import { resolveCaller } from '../http/auth.js';
+import { bearerOf, resolveCaller } from '../http/auth.js';
 import { errorBody, STATUS_OF, statusLine, toCommonsError } from '../http/envelope.js';
+import { type RateLimits, tokenKey } from '../http/limits.js';
 import { decode } from './codec.js';
 import { type DispatchEnv, dispatch, type StreamOps } from './dispatch.js';
 import { Fanout } from './fanout.js';
@@ -23,6 +24,8 @@ export interface StreamDeps {
   guests: GuestIssuer;
   feeds: FeedRegistry;
   ops: StreamOps;
+  /** The HTTP pipeline's limiter, so stream chat counts against the same limits (absent: off). */
+  limits?: RateLimits | undefined;
 }
 
 export interface Stream {
@@ -43,7 +46,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
   const { ctx } = deps;
   const sockets = new Set<Socket>();
   const fanout = new Fanout(app, ctx.bus, deps.feeds);
-  const env: DispatchEnv = { ctx, ops: deps.ops, fanout };
+  const env: DispatchEnv = { ctx, ops: deps.ops, fanout, limits: deps.limits };
   let closing = false;
 
   app.ws<Session>(STREAM_PATH, {
@@ -58,6 +61,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     upgrade: (res, req, context) => upgrade(res, req, context),
     open: (ws) => {
       sockets.add(ws);
+      ctx.metrics.wsSessions.inc();
       const s = ws.getUserData();
       send(ws, helloFrame(s.id, helloInfo(s)));
     },
@@ -86,7 +90,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
       s.open = false;
       for (const t of s.replaying.keys()) fanout.unwatch(t, s);
       s.replaying.clear();
-      sockets.delete(ws);
+      if (sockets.delete(ws)) ctx.metrics.wsSessions.dec();
     },
   });
 
@@ -100,6 +104,8 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     const offered = (headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
     const encoding = offered.includes(MSGPACK_PROTOCOL) ? 'msgpack' : 'json';
     const protocol = encoding === 'msgpack' ? MSGPACK_PROTOCOL : offered.includes(JSON_PROTOCOL) ? JSON_PROTOCOL : '';
+    const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const bearer = bearerOf(headers);
     let aborted = false;
     res.onAborted(() => {
       aborted = true;
@@ -117,6 +123,8 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
           issued: issued ?? null,
           open: true,
           alive: true,
+          ip,
+          memberKey: caller.kind === 'member' && bearer ? tokenKey(bearer) : null,
           replaying: new Map(),
         };
         res.cork(() => res.upgrade(session, key, protocol, extensions, context));
