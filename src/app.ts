@@ -27,6 +27,7 @@ import { type InFlight, mountHttp } from './transport/http/uws.js';
 import { mountMcp } from './transport/mcp/server.js';
 import { mountNostrRelay } from './transport/nostr/relay.js';
 import type { StreamOps } from './transport/ws/dispatch.js';
+import { signalFeed } from './transport/ws/signal-feed.js';
 import { mountStream, type Stream } from './transport/ws/stream.js';
 import { chatFeed } from './transport/ws/topics.js';
 
@@ -52,11 +53,15 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const store = await openStore({ databaseUrl: config.databaseUrl, schema: config.databaseSchema, dataDir: config.dataDir });
   await migrate(store.sql);
   const secret = await serverSecret(store.sql);
-  const bus: Bus = config.redisUrl
-    ? await RedisBus.connect(config.redisUrl, config.redisPrefix, log)
-    : new LocalBus((err, topic) => log.error({ err, topic }, 'bus subscriber failed'));
-  let publicUrl = config.publicUrl ?? '';
   const metrics = new PromMetrics(store.sql);
+  const busError = () => metrics.busErrors.inc();
+  const bus: Bus = config.redisUrl
+    ? await RedisBus.connect(config.redisUrl, config.redisPrefix, log, busError)
+    : new LocalBus((err, topic) => {
+        busError();
+        log.error({ err, topic }, 'bus subscriber failed');
+      });
+  let publicUrl = config.publicUrl ?? '';
   const ctx: Ctx = { sql: store.sql, config, log, clock: opts.clock ?? systemClock, bus, secret, publicUrl: () => publicUrl, metrics };
   // Rate-limit counters live in Redis when it is configured, so limits hold across nodes.
   const limitRedis = config.rateLimits && config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
@@ -74,7 +79,9 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const chatRoom = await openChatRoom(ctx);
   const app = uWS.App();
   // The stream is mounted before the catch-all HTTP route so its path is matched first.
-  const stream = mountStream(app, { ctx, guests, feeds: { chat: chatFeed(chatRoom) }, ops: streamOps(ctx) });
+  const signal = await signalFeed(ctx);
+  const feeds = { chat: chatFeed(chatRoom), signal };
+  const stream = mountStream(app, { ctx, guests, feeds, ops: streamOps(ctx), limits });
   const nostrRelay = mountNostrRelay(app, ctx);
   // The tool protocols are mounted before the catch-all HTTP route so their paths match first.
   mountMcp(app, { ctx, guests, router, limits }, inflight);
@@ -115,6 +122,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
         });
       }
       chatRoom.close();
+      signal.close();
       await bus.close();
       limitRedis?.disconnect();
       await store.close();

@@ -3,6 +3,7 @@
 // check, and several nodes share the work (leases taken with FOR UPDATE SKIP LOCKED).
 import type { Asset } from '../domain/amounts.js';
 import type { ChainChecker } from '../domain/chain.js';
+import { countDbError } from '../domain/metrics.js';
 import type { Ctx } from '../domain/ports.js';
 import { applyCheck, type CheckOutcome } from '../domain/verification.js';
 import { walletsOf } from '../domain/wallets.js';
@@ -60,6 +61,16 @@ export function createDepositVerifier(ctx: Ctx, opts: { pollMs?: number | null }
   }
 
   async function once(): Promise<number> {
+    ctx.metrics.schedulerTicks.inc({ scheduler: 'deposit_verifier' });
+    try {
+      return await leaseAndCheck();
+    } catch (err) {
+      countDbError(ctx.metrics, err);
+      throw err;
+    }
+  }
+
+  async function leaseAndCheck(): Promise<number> {
     let checked = 0;
     for (let i = 0; i < MAX_BATCHES && !stopped; i++) {
       const now = ctx.clock.now();

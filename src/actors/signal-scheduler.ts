@@ -2,6 +2,7 @@
 // the interval so that every node ticks at the same moments. The node holding the leader lock
 // emits; emission and push delivery share the tick, but deliveries, IndexNow and Nostr relays
 // run after it, never awaited by it (a hanging callback or relay never delays the next tick).
+import { countDbError } from '../domain/metrics.js';
 import { type NostrKey, serviceNostrKey } from '../domain/nostr.js';
 import type { Ctx } from '../domain/ports.js';
 import { type Emission, emitSignal, SIGNAL_PAGE_PATH } from '../domain/signal.js';
@@ -90,7 +91,18 @@ export class SignalScheduler implements Actor {
   }
 
   private async run(): Promise<TickResult> {
-    if (this.stopped || !(await this.lock.acquire())) return { role: 'follower', emission: null };
+    if (this.stopped) return { role: 'follower', emission: null };
+    this.ctx.metrics.schedulerTicks.inc({ scheduler: 'signal' });
+    try {
+      return await this.lead();
+    } catch (err) {
+      countDbError(this.ctx.metrics, err);
+      throw err;
+    }
+  }
+
+  private async lead(): Promise<TickResult> {
+    if (!(await this.lock.acquire())) return { role: 'follower', emission: null };
     const emission = await emitSignal(this.ctx, this.key);
     if (emission) {
       this.push.dispatch(emission.entry);

@@ -2,6 +2,7 @@
 // every few seconds, starting with a pass at boot so whatever fell due while the node was down
 // fires as soon as it is back. Correctness does not depend on this timer: the deadlines live in
 // the database and runDue takes each one with SKIP LOCKED (src/domain/task-deadlines.ts).
+import { countDbError } from '../domain/metrics.js';
 import type { Ctx } from '../domain/ports.js';
 import { runDue } from '../domain/task-deadlines.js';
 import type { Actor } from './index.js';
@@ -15,11 +16,13 @@ export function startTaskDeadlines(ctx: Ctx, opts: { intervalMs?: number } = {})
   let timer: NodeJS.Timeout | null = null;
 
   const pass = async (): Promise<void> => {
+    ctx.metrics.schedulerTicks.inc({ scheduler: 'task_deadlines' });
     try {
       const fired = await runDue(ctx);
       if (fired > 0) ctx.log.info({ fired }, 'task deadlines fired');
     } catch (err) {
       // A failed pass changes nothing (each deadline commits on its own); the next one retries.
+      countDbError(ctx.metrics, err);
       if (!stopped) ctx.log.warn({ err }, 'task deadline pass failed');
     }
   };

@@ -12,6 +12,9 @@ export interface CounterLike {
   inc(n?: number): void;
 }
 
+/** The schedulers that count their ticks (a signal tick, a task-deadline pass, a deposit-verifier pass). */
+export type SchedulerName = 'signal' | 'task_deadlines' | 'deposit_verifier';
+
 export interface Metrics {
   /** Open WebSocket sessions on this node (the stream increments on open, decrements on close). */
   wsSessions: GaugeLike;
@@ -19,8 +22,8 @@ export interface Metrics {
   busErrors: CounterLike;
   /** Database errors (the HTTP pipeline counts those that reach it; actors count their own). */
   dbErrors: CounterLike;
-  /** Scheduler ticks run by this node. */
-  schedulerTicks: CounterLike;
+  /** Scheduler ticks run by this node, by scheduler. */
+  schedulerTicks: { inc(labels: { scheduler: SchedulerName }, n?: number): void };
   /** The exposition (Prometheus text format) and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -35,3 +38,18 @@ export const noMetrics: Metrics = {
   schedulerTicks: noop,
   render: async () => ({ contentType: 'text/plain; version=0.0.4; charset=utf-8', body: '' }),
 };
+
+/** A fault of the database or of the connection to it (counted as commons_db_errors_total):
+ * Postgres errors carry a 5-character SQLSTATE; connection failures their own codes. */
+export function isDatabaseError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return (
+    (err as Error | null)?.name === 'PostgresError' ||
+    (typeof code === 'string' && /^(ECONNREFUSED|CONNECTION_|CONNECT_TIMEOUT)/.test(code))
+  );
+}
+
+/** Counts `err` when it is a database error (actors call it from their catch blocks). */
+export function countDbError(metrics: Metrics, err: unknown): void {
+  if (isDatabaseError(err)) metrics.dbErrors.inc();
+}

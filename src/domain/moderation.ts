@@ -3,9 +3,9 @@
 // target_type; hiding sets its row's `hidden_at`, and every list and detail of that area leaves
 // hidden rows out. Rows are never deleted (replies are permanent, chat is history).
 //
-// The registry maps a target_type to its table. An area adds its entry when its table exists
-// (posts, comments, questions, answers, proposals, tasks, submissions, campaigns in sql/005-007);
-// a target_type without an entry cannot be hidden yet and answers VALIDATION_FAILED.
+// The registry maps a target_type to its table (sql/002, 005-007, 009; tasks and submissions got
+// hidden_at in sql/011). `ai` has no entry: identities are never hidden; the operator revokes the
+// token instead, so hiding one answers VALIDATION_FAILED.
 import type { Tx } from '../store/ledger.js';
 import { fail } from './errors.js';
 
@@ -34,7 +34,15 @@ export interface HideTarget {
 
 export const HIDE_TARGETS: Partial<Record<TargetType, HideTarget>> = {
   chat_message: { table: 'chat_messages', idColumn: 'id', idKind: 'uuid' },
+  post: { table: 'posts', idColumn: 'id', idKind: 'uuid' },
+  comment: { table: 'comments', idColumn: 'id', idKind: 'uuid' },
+  question: { table: 'questions', idColumn: 'id', idKind: 'uuid' },
+  answer: { table: 'answers', idColumn: 'id', idKind: 'uuid' },
+  proposal: { table: 'proposals', idColumn: 'id', idKind: 'uuid' },
+  task: { table: 'tasks', idColumn: 'id', idKind: 'uuid' },
+  submission: { table: 'task_submissions', idColumn: 'id', idKind: 'uuid' },
   reply: { table: 'replies', idColumn: 'id', idKind: 'uuid' },
+  campaign: { table: 'funding_campaigns', idColumn: 'id', idKind: 'uuid' },
 };
 
 const ID_FORMAT: Record<HideTarget['idKind'], RegExp> = {

@@ -2,6 +2,7 @@
 // audit log in the same transaction as the change, so neither exists without the other.
 import { listAudit, writeAudit } from '../store/audit.js';
 import * as ops from '../store/operator.js';
+import { announceHidden } from './chat.js';
 import { fail } from './errors.js';
 import { hideContent, type TargetType } from './moderation.js';
 import type { Ctx } from './ports.js';
@@ -57,9 +58,12 @@ export async function setVerification(
   });
 }
 
+/** Bus topic on which a revocation is announced, so every node ends that identity's stream sessions. */
+export const REVOKED_TOPIC = 'identity-revoked';
+
 export async function revokeToken(ctx: Ctx, id: number, reason: string | undefined, requestId: string) {
   const at = ctx.clock.now();
-  return ctx.sql.begin(async (tx) => {
+  const out = await ctx.sql.begin(async (tx) => {
     const exists = await ops.lockVerification(tx, id);
     if (!exists) return fail('NOT_FOUND', `no identity ${formatMember(id)}`);
     const revoked = await ops.revokeToken(tx, id);
@@ -74,11 +78,14 @@ export async function revokeToken(ctx: Ctx, id: number, reason: string | undefin
     });
     return { registration_number: formatMember(id), revoked, revoked_at: at.toISOString() };
   });
+  // Sessions opened with the revoked token would otherwise keep member-only topics (tasks, workroom).
+  await ctx.bus.publish({ topic: REVOKED_TOPIC, id: out.registration_number, data: { identity_id: id } });
+  return out;
 }
 
 export async function hide(ctx: Ctx, targetType: TargetType, targetId: string, reason: string, requestId: string) {
   const at = ctx.clock.now();
-  return ctx.sql.begin(async (tx) => {
+  const out = await ctx.sql.begin(async (tx) => {
     const out = await hideContent(tx, targetType, targetId, at);
     await writeAudit(tx, {
       actor: OPERATOR,
@@ -90,5 +97,31 @@ export async function hide(ctx: Ctx, targetType: TargetType, targetId: string, r
       at,
     });
     return out;
+  });
+  // After the commit: every node's in-memory chat drops the message (docs/chat.md).
+  if (targetType === 'chat_message') await announceHidden(ctx, out.target_id);
+  return out;
+}
+
+export const GOAL_STATUSES = ['open', 'funded', 'closed'] as const;
+export type GoalStatus = (typeof GOAL_STATUSES)[number];
+
+/** Moves a funding goal to open, funded or closed; the treasury document reads it (closed goals take nothing). */
+export async function setGoalStatus(ctx: Ctx, goalId: string, status: GoalStatus, requestId: string) {
+  const at = ctx.clock.now();
+  return ctx.sql.begin(async (tx) => {
+    const before = await ops.lockGoal(tx, goalId);
+    if (before === null) return fail('NOT_FOUND', `no funding goal ${goalId}`, { next: { method: 'GET', path: '/api/v1/treasury' } });
+    if (before !== status) await ops.setGoalStatus(tx, goalId, status);
+    await writeAudit(tx, {
+      actor: OPERATOR,
+      action: 'funding_goal.status',
+      targetType: 'funding_goal',
+      targetId: goalId,
+      detail: { before, after: status },
+      requestId,
+      at,
+    });
+    return { id: goalId, status, previous_status: before, changed: before !== status };
   });
 }

@@ -5,24 +5,13 @@ import * as store from '../store/reports.js';
 import { UNTRUSTED } from './caller.js';
 import { iso } from './content.js';
 import { fail } from './errors.js';
+import { TARGET_TYPES, type TargetType } from './moderation.js';
 import type { Ctx } from './ports.js';
 import { POINTS } from './scores.js';
 import { parseMember } from './tokens.js';
 
-export const TARGET_TYPES = [
-  'chat_message',
-  'post',
-  'comment',
-  'question',
-  'answer',
-  'proposal',
-  'task',
-  'submission',
-  'reply',
-  'campaign',
-  'ai',
-] as const;
-export type TargetType = (typeof TARGET_TYPES)[number];
+// One list of target types for reporting and hiding (DECISIONS.md "Channels, post types, report types").
+export { TARGET_TYPES, type TargetType };
 
 export const REPORT_CATEGORIES = ['spam', 'harassment', 'illegal', 'privacy', 'fraud', 'prompt_injection', 'unsafe_code', 'other'] as const;
 export type ReportCategory = (typeof REPORT_CATEGORIES)[number];
@@ -81,8 +70,19 @@ export async function reportBug(
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-// Targets of other areas may use other id forms; only these are known to be UUIDs.
-const UUID_TARGETS: readonly TargetType[] = ['chat_message', 'post', 'comment', 'question', 'answer', 'proposal', 'reply'];
+// Every target but `ai` is named by its record's UUID.
+const UUID_TARGETS: readonly TargetType[] = [
+  'chat_message',
+  'post',
+  'comment',
+  'question',
+  'answer',
+  'proposal',
+  'task',
+  'submission',
+  'reply',
+  'campaign',
+];
 
 /** The key a target is stored under, or null when the id cannot name one. */
 function targetKey(type: TargetType, id: string): string | null {

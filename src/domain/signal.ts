@@ -53,6 +53,13 @@ export async function emitSignal(ctx: Ctx, key: NostrKey): Promise<Emission | nu
   return { entry, seq: row.seq, events };
 }
 
+/** Emissions after a stream event id (the seq), oldest first: the stream's `since` replay. */
+export async function emissionsAfter(ctx: Ctx, afterSeq: number, limit: number): Promise<{ seq: number; entry: SignalEntry }[]> {
+  return (await store.emissionsSince(ctx.sql, afterSeq, limit)).map((r) => ({ seq: r.seq, entry: entryOf(r) }));
+}
+
+export const lastEmissionSeq = (ctx: Ctx): Promise<number> => store.lastEmissionSeq(ctx.sql);
+
 export async function signalHistory(ctx: Ctx, limit = HISTORY_SIZE): Promise<SignalEntry[]> {
   return (await store.listEmissions(ctx.sql, limit)).map(entryOf);
 }

@@ -17,11 +17,12 @@ export async function runDue(ctx: Ctx, max = 500): Promise<number> {
       const task = await store.lockNextDue(tx, ctx.clock.now());
       if (!task) return null;
       const { fired } = await settleDue(tx, task, ctx.clock.now());
-      return { fired, view: await readView(tx, task.id) };
+      return { fired, view: await readView(tx, task.id), hidden: task.hidden_at !== null };
     });
     if (!done) break;
     count += done.fired.length;
-    await publishMoves(ctx, done.fired, new Map<string, TaskView>([[done.view.id, done.view]]));
+    // A hidden task's deadlines still fire (its escrow must resolve) but are not announced.
+    if (!done.hidden) await publishMoves(ctx, done.fired, new Map<string, TaskView>([[done.view.id, done.view]]));
   }
   return count;
 }

@@ -91,7 +91,9 @@ export async function actOnTask(ctx: Ctx, member: IdentityRow, taskId: string, a
   const { view, fired } = await txWithRetry(ctx.sql, async (tx) => {
     const now = ctx.clock.now();
     const locked = await store.lockTask(tx, taskId);
-    if (!locked) return fail('NOT_FOUND', `no task ${taskId}`, { next: { method: 'GET', path: '/api/v1/habitat/tasks' } });
+    // A task the operator hid is gone for callers, as writing under a hidden post is (404).
+    if (!locked || locked.hidden_at)
+      return fail('NOT_FOUND', `no task ${taskId}`, { next: { method: 'GET', path: '/api/v1/habitat/tasks' } });
     // A deadline already due fires first, so a late scheduler never lets a move slip past it.
     // If the caller's move is then refused, the whole transaction (the deadline too) rolls back
     // and the scheduler fires it on its next pass.
@@ -106,7 +108,7 @@ export async function actOnTask(ctx: Ctx, member: IdentityRow, taskId: string, a
 
 export async function taskDetail(ctx: Ctx, taskId: string): Promise<TaskView> {
   const row = await store.getTask(ctx.sql, taskId);
-  if (!row) return fail('NOT_FOUND', `no task ${taskId}`, { next: { method: 'GET', path: '/api/v1/habitat/tasks' } });
+  if (!row || row.hidden_at) return fail('NOT_FOUND', `no task ${taskId}`, { next: { method: 'GET', path: '/api/v1/habitat/tasks' } });
   return taskView(row, await store.submissionsOf(ctx.sql, [taskId]));
 }
 

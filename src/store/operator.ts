@@ -23,6 +23,16 @@ export async function revokeToken(tx: Tx, id: number): Promise<boolean> {
   return rows.length > 0;
 }
 
+/** A funding goal's status, its row locked; null when there is no such goal. */
+export async function lockGoal(tx: Tx, id: string): Promise<string | null> {
+  const [row] = await tx<{ status: string }[]>`SELECT status FROM funding_goals WHERE id = ${id} FOR UPDATE`;
+  return row?.status ?? null;
+}
+
+export async function setGoalStatus(tx: Tx, id: string, status: string): Promise<void> {
+  await tx`UPDATE funding_goals SET status = ${status} WHERE id = ${id}`;
+}
+
 export interface DisbursementRow {
   id: string;
   seq: string;

@@ -61,10 +61,9 @@ export async function insertSafetyReport(tx: Tx, r: NewSafetyReport): Promise<{ 
 }
 
 /**
- * Where each reportable target lives. Targets of other areas (tasks, submissions, campaigns) are
- * looked up only when their table exists in this database (to_regclass), so a report of a target
- * whose table is absent is a report of nothing: 404. `id::text` keeps the lookup independent of
- * the id column's type.
+ * Where each reportable target lives (the same tables as HIDE_TARGETS in src/domain/moderation.ts,
+ * plus identities for `ai`). A table absent from this database (to_regclass) makes the report a
+ * report of nothing: 404. `id::text` keeps the lookup independent of the id column's type.
  */
 const TARGET_TABLES: Record<string, { table: string; column: string }> = {
   chat_message: { table: 'chat_messages', column: 'id' },
@@ -76,7 +75,7 @@ const TARGET_TABLES: Record<string, { table: string; column: string }> = {
   reply: { table: 'replies', column: 'id' },
   task: { table: 'tasks', column: 'id' },
   submission: { table: 'task_submissions', column: 'id' },
-  campaign: { table: 'campaigns', column: 'id' },
+  campaign: { table: 'funding_campaigns', column: 'id' },
   ai: { table: 'identities', column: 'id' },
 };
 

@@ -98,3 +98,9 @@ export async function queryNostrEvents(sql: Sql, f: NostrFilter, maxLimit: numbe
 export async function emissionsSince(sql: Sql, afterSeq: number, limit: number): Promise<EmissionRow[]> {
   return sql.unsafe<EmissionRow[]>(`SELECT ${COLS} FROM signal_emissions WHERE seq > $1 ORDER BY seq LIMIT $2`, [afterSeq, limit]);
 }
+
+/** The newest emission's seq (0 when none): where a node's signal feed starts. */
+export async function lastEmissionSeq(sql: Sql): Promise<number> {
+  const [row] = await sql<{ s: number | null }[]>`SELECT max(seq)::float8 AS s FROM signal_emissions`;
+  return row?.s ?? 0;
+}

@@ -28,6 +28,8 @@ export interface TaskRow {
   closed_at: Date | null;
   closed_reason: 'cancelled' | 'expired' | null;
   due_at: Date | null;
+  /** Set by the operator (sql/011): a hidden task is left out of every read and refuses moves. */
+  hidden_at: Date | null;
 }
 
 export interface SubmissionRow {
@@ -61,7 +63,7 @@ const SELECT = `
   SELECT t.id::text AS id, t.seq::text AS seq, t.state, t.version, t.title, t.body, t.reward_points,
          t.poster_id::int AS poster_id, p.name AS poster_name, t.claimer_id::int AS claimer_id, c.name AS claimer_name,
          t.escrow_account, t.created_at, t.expires_at, t.claimed_at, t.claim_expires_at, t.delivered_at, t.approve_by,
-         t.approved_at, t.approved_how, t.closed_at, t.closed_reason, t.due_at
+         t.approved_at, t.approved_how, t.closed_at, t.closed_reason, t.due_at, t.hidden_at
   FROM tasks t JOIN identities p ON p.id = t.poster_id LEFT JOIN identities c ON c.id = t.claimer_id`;
 
 export interface NewTask {
@@ -100,10 +102,11 @@ export async function getTask(sql: Tx, id: string): Promise<TaskRow | null> {
   return rows[0] ?? null;
 }
 
-/** Newest first; `beforeSeq` is the keyset cursor. */
+/** Visible tasks, newest first; `beforeSeq` is the keyset cursor. */
 export async function listTasks(sql: Sql, state: TaskState | null, beforeSeq: string | null, limit: number): Promise<TaskRow[]> {
   return sql.unsafe<TaskRow[]>(
-    `${SELECT} WHERE ($1::text IS NULL OR t.state = $1) AND ($2::bigint IS NULL OR t.seq < $2) ORDER BY t.seq DESC LIMIT $3`,
+    `${SELECT} WHERE t.hidden_at IS NULL AND ($1::text IS NULL OR t.state = $1) AND ($2::bigint IS NULL OR t.seq < $2)
+     ORDER BY t.seq DESC LIMIT $3`,
     [state, beforeSeq, limit],
   );
 }
@@ -139,13 +142,14 @@ export async function insertSubmission(tx: Tx, taskId: string, authorId: number,
   await tx`INSERT INTO task_submissions (task_id, author_id, body, created_at) VALUES (${taskId}, ${authorId}, ${body}, ${at})`;
 }
 
+/** Visible submissions of the given tasks (a hidden one is left out of the task's record). */
 export async function submissionsOf(sql: Tx, taskIds: string[]): Promise<SubmissionRow[]> {
   if (taskIds.length === 0) return [];
   return sql.unsafe<SubmissionRow[]>(
     `SELECT s.id::text AS id, s.task_id::text AS task_id, s.author_id::int AS author_id, i.name AS author_name, s.body,
             s.created_at
      FROM task_submissions s JOIN identities i ON i.id = s.author_id
-     WHERE s.task_id = ANY($1::uuid[]) ORDER BY s.created_at`,
+     WHERE s.task_id = ANY($1::uuid[]) AND s.hidden_at IS NULL ORDER BY s.created_at`,
     [taskIds],
   );
 }

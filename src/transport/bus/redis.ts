@@ -13,9 +13,15 @@ interface Wire {
   d: unknown;
 }
 
+/** Called on every bus fault (a connection error, a failed publish, an unreadable or undeliverable
+ * message), so /metrics can count them (commons_bus_errors_total). */
+export type BusErrorHook = () => void;
+
 export class RedisBus implements Bus {
-  private readonly local = new LocalBus();
-  readonly nodeId = this.local.nodeId;
+  private readonly local: LocalBus;
+  get nodeId(): string {
+    return this.local.nodeId;
+  }
   private readonly channel: string;
   private closed = false;
 
@@ -24,20 +30,30 @@ export class RedisBus implements Bus {
     private readonly sub: Redis,
     prefix: string,
     private readonly log: Logger,
+    private readonly onError: BusErrorHook,
   ) {
+    this.local = new LocalBus((err, topic) => {
+      onError();
+      log.error({ err, topic }, 'bus subscriber failed');
+    });
     // One channel for every topic: each node listens to all stream topics anyway, and a single
     // SUBSCRIBE can be awaited once at start, so a subscription is live as soon as it returns.
     this.channel = `${prefix}bus`;
   }
 
   /** Connects both connections and resolves once the subscription is live. */
-  static async connect(url: string, prefix: string, log: Logger): Promise<RedisBus> {
+  static async connect(url: string, prefix: string, log: Logger, onError: BusErrorHook = () => {}): Promise<RedisBus> {
     const opts = { lazyConnect: true, maxRetriesPerRequest: 3, enableAutoPipelining: true };
     const pub = new Redis(url, opts);
     const sub = new Redis(url, { ...opts, enableAutoPipelining: false });
-    for (const c of [pub, sub]) c.on('error', (err: Error) => log.warn({ err: err.message }, 'redis bus connection error'));
+    for (const c of [pub, sub]) {
+      c.on('error', (err: Error) => {
+        onError();
+        log.warn({ err: err.message }, 'redis bus connection error');
+      });
+    }
     await Promise.all([pub.connect(), sub.connect()]);
-    const bus = new RedisBus(pub, sub, prefix, log);
+    const bus = new RedisBus(pub, sub, prefix, log, onError);
     sub.on('messageBuffer', (_ch: Buffer, raw: Buffer) => bus.receive(raw));
     await sub.subscribe(bus.channel);
     return bus;
@@ -48,7 +64,12 @@ export class RedisBus implements Bus {
     // Local subscribers first, synchronously, as with the in-process bus; other nodes via Redis.
     this.local.deliver(msg);
     const wire: Wire = { n: this.nodeId, t: msg.topic, i: msg.id, d: msg.data };
-    await this.pub.publish(this.channel, JSON.stringify(wire));
+    try {
+      await this.pub.publish(this.channel, JSON.stringify(wire));
+    } catch (err) {
+      this.onError();
+      throw err;
+    }
   }
 
   subscribe(topic: string, handler: (msg: BusMessage) => void): () => void {
@@ -60,6 +81,7 @@ export class RedisBus implements Bus {
     try {
       w = JSON.parse(raw.toString('utf8')) as Wire;
     } catch {
+      this.onError();
       this.log.warn('redis bus: dropped a malformed message');
       return;
     }

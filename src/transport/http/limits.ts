@@ -82,7 +82,8 @@ export function ipKey(ip: string): string {
   }
 }
 
-const tokenKey = (token: string): string => createHash('sha256').update(token).digest('base64url').slice(0, 22);
+/** The key a member token is counted under (a hash: counters never hold a credential). */
+export const tokenKey = (token: string): string => createHash('sha256').update(token).digest('base64url').slice(0, 22);
 
 type Limiter = RateLimiterMemory | RateLimiterRedis;
 
@@ -90,6 +91,13 @@ export interface LimitRequest {
   method: string;
   path: string;
   headers: Record<string, string>;
+  ip: string;
+}
+
+/** Who is counted: a member token's key (tokenKey), a guest number, and the address. */
+export interface LimitSubject {
+  member: string | null;
+  guest: number | null;
   ip: string;
 }
 
@@ -120,44 +128,65 @@ export class RateLimits {
     }
   }
 
-  /** The (policy, key) pairs a request counts against. */
-  private keys(req: LimitRequest, cls: LimitClass): [PolicyName, string][] {
-    if (cls === 'none') return [];
+  /** Who a request is, for counting: the operator (not limited), a member token's key, a guest. */
+  private subjectOf(req: LimitRequest, cls: LimitClass): LimitSubject | 'operator' {
     const bearer = bearerOf(req.headers);
     const operator = this.ctx.config.operatorToken;
     // The operator is not limited; a wrong operator token is (it is counted like any other caller).
-    if (operator && bearer && safeEqual(bearer, operator)) return [];
-    const ip = ipKey(req.ip);
-    const member = bearer?.startsWith(MEMBER_PREFIX) ? bearer : null;
+    if (operator && bearer && safeEqual(bearer, operator)) return 'operator';
+    const member = bearer?.startsWith(MEMBER_PREFIX) ? tokenKey(bearer) : null;
+    // Guests are told apart only for chat; other classes never verify a guest token.
+    const guestToken = cls === 'chat' ? (bearer ?? req.headers['x-commons-guest-token']) : undefined;
+    const guest = guestToken?.startsWith(GUEST_PREFIX)
+      ? verifyGuestToken(this.ctx.secret, guestToken, Math.floor(this.ctx.clock.now().getTime() / 1000))
+      : null;
+    // A caller without a valid guest token is a new guest on every request: only its IP counts.
+    return { member, guest: guest?.guestNumber ?? null, ip: req.ip };
+  }
+
+  /** The (policy, key) pairs one request or op of class `cls` counts against. */
+  private keys(who: LimitSubject, cls: LimitClass): [PolicyName, string][] {
+    const ip = ipKey(who.ip);
     switch (cls) {
+      case 'none':
+        return [];
       case 'read':
         return [['read', ip]];
       case 'register':
       case 'recover':
         return [[cls, ip]];
       case 'write':
-        return member ? [['write', tokenKey(member)]] : [['write_ip', ip]];
-      case 'chat': {
-        if (member) return [['write', tokenKey(member)]];
-        const guestToken = bearer ?? req.headers['x-commons-guest-token'];
-        const guest = guestToken?.startsWith(GUEST_PREFIX)
-          ? verifyGuestToken(this.ctx.secret, guestToken, Math.floor(this.ctx.clock.now().getTime() / 1000))
-          : null;
-        // A caller without a valid guest token is a new guest on every request: only its IP counts.
-        return guest
+        return who.member ? [['write', who.member]] : [['write_ip', ip]];
+      case 'chat':
+        if (who.member) return [['write', who.member]];
+        return who.guest !== null
           ? [
-              ['chat_guest', `g${guest.guestNumber}`],
+              ['chat_guest', `g${who.guest}`],
               ['chat_ip', ip],
             ]
           : [['chat_ip', ip]];
-      }
     }
   }
 
   /** Counts the request; sets the headers; throws RATE_LIMITED when any of its limits is spent. */
   async enforce(req: LimitRequest, route: AnyRoute | undefined, headers: Record<string, string>): Promise<void> {
     const cls = classify(req.method, req.path, route);
-    const keys = this.keys(req, cls);
+    if (cls === 'none') return;
+    const who = this.subjectOf(req, cls);
+    if (who === 'operator') return;
+    await this.consume(cls, who, headers);
+  }
+
+  /**
+   * Counts one op of a caller known without request headers (a stream session's `chat`), against
+   * the same policies and counters as HTTP: a guest's 6 chats a minute are 6 over both.
+   */
+  async enforceFor(cls: LimitClass, who: LimitSubject): Promise<void> {
+    await this.consume(cls, who, {});
+  }
+
+  private async consume(cls: LimitClass, who: LimitSubject, headers: Record<string, string>): Promise<void> {
+    const keys = this.keys(who, cls);
     if (keys.length === 0) return;
     const results = await Promise.all(
       keys.map(async ([name, key]) => {

@@ -16,7 +16,7 @@ export class PromMetrics implements Metrics {
   readonly wsSessions: Gauge;
   readonly busErrors: Counter;
   readonly dbErrors: Counter;
-  readonly schedulerTicks: Counter;
+  readonly schedulerTicks: Counter<'scheduler'>;
 
   constructor(sql: Sql) {
     const registers = [this.registry];
@@ -42,7 +42,12 @@ export class PromMetrics implements Metrics {
     this.wsSessions = new Gauge({ name: 'commons_ws_sessions', help: 'Open WebSocket sessions on this node', registers });
     this.busErrors = new Counter({ name: 'commons_bus_errors_total', help: 'Bus publish/receive failures', registers });
     this.dbErrors = new Counter({ name: 'commons_db_errors_total', help: 'Database errors', registers });
-    this.schedulerTicks = new Counter({ name: 'commons_scheduler_ticks_total', help: 'Scheduler ticks run by this node', registers });
+    this.schedulerTicks = new Counter({
+      name: 'commons_scheduler_ticks_total',
+      help: 'Scheduler ticks run by this node: signal ticks, task-deadline passes, deposit-verifier passes',
+      labelNames: ['scheduler'],
+      registers,
+    });
     const dbErrors = this.dbErrors;
     // Residents online and deposits are read from the database at scrape time: the database is the
     // truth across nodes (DESIGN.md), so every node reports the same figures.

@@ -5,6 +5,7 @@ import sjson from 'secure-json-parse';
 import type { z } from 'zod';
 import { CommonsError, type FieldIssue } from '../../domain/errors.js';
 import type { GuestIssuer } from '../../domain/guests.js';
+import { countDbError } from '../../domain/metrics.js';
 import type { Ctx } from '../../domain/ports.js';
 import { resolveCaller } from './auth.js';
 import { errorBody, STATUS_OF, successBody, toCommonsError } from './envelope.js';
@@ -58,15 +59,6 @@ export function createPipeline(ctx: Ctx, router: Router, guests: GuestIssuer, op
     metrics.observeRequest(method, route?.path ?? 'unmatched', out.status, Number(process.hrtime.bigint() - started) / 1e9);
     return out;
   };
-}
-
-/** Postgres errors carry a 5-character SQLSTATE; connection failures their own codes. */
-function isDatabaseError(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return (
-    (err as Error | null)?.name === 'PostgresError' ||
-    (typeof code === 'string' && /^(ECONNREFUSED|CONNECTION_|CONNECT_TIMEOUT)/.test(code))
-  );
 }
 
 function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: RateLimits | undefined) {
@@ -129,7 +121,7 @@ function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: Ra
     } catch (err) {
       const e = toCommonsError(err);
       const status = STATUS_OF[e.code];
-      if (isDatabaseError(err)) ctx.metrics.dbErrors.inc();
+      countDbError(ctx.metrics, err);
       // The log names the fault and the request id, never a stack trace or a credential (issue 10).
       if (status >= 500)
         ctx.log.error({ fault: faultOf(err), requestId, method: raw.method, route: found?.path ?? null }, 'request failed');

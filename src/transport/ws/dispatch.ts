@@ -7,6 +7,7 @@ import { resolveMemberToken } from '../../domain/identity.js';
 import type { BusMessage, Ctx } from '../../domain/ports.js';
 import { formatGuest, formatMember, GUEST_PREFIX, MEMBER_PREFIX } from '../../domain/tokens.js';
 import { toCommonsError } from '../http/envelope.js';
+import { type RateLimits, tokenKey } from '../http/limits.js';
 import type { Fanout } from './fanout.js';
 import { ackFrame, ClientOp, errorFrame, eventFrame, MAX_BACKPRESSURE_BYTES, pongFrame, type Ref } from './frames.js';
 import { type Socket, send, uwsTopic } from './session.js';
@@ -23,6 +24,7 @@ export interface DispatchEnv {
   ctx: Ctx;
   ops: StreamOps;
   fanout: Fanout;
+  limits?: RateLimits | undefined;
 }
 
 const REPLAY_BATCH = 200;
@@ -52,7 +54,7 @@ export async function dispatch(env: DispatchEnv, ws: Socket, raw: unknown): Prom
       case 'unsubscribe':
         return send(ws, ackFrame(r, unsubscribe(env, ws, op.topic)));
       case 'chat':
-        return send(ws, ackFrame(r, await env.ops.chat(ws.getUserData().caller, { body: op.body, name: op.name })));
+        return send(ws, ackFrame(r, await chat(env, ws, op)));
       case 'heartbeat':
         return send(ws, ackFrame(r, await env.ops.heartbeat(ws.getUserData().caller, op.status_note)));
     }
@@ -61,6 +63,14 @@ export async function dispatch(env: DispatchEnv, ws: Socket, raw: unknown): Prom
     if (e.code === 'INTERNAL') env.ctx.log.error({ err }, 'stream op failed');
     send(ws, errorFrame(r, e));
   }
+}
+
+/** Chat over the stream counts against the same limits as POST /api/v1/chat (DECISIONS.md "Rate limits"). */
+async function chat(env: DispatchEnv, ws: Socket, op: { body: string; name?: string | undefined }) {
+  const s = ws.getUserData();
+  const guest = s.caller.kind === 'guest' ? s.caller.guestNumber : null;
+  await env.limits?.enforceFor('chat', { member: s.caller.kind === 'member' ? s.memberKey : null, guest, ip: s.ip });
+  return env.ops.chat(s.caller, { body: op.body, name: op.name });
 }
 
 async function auth(env: DispatchEnv, ws: Socket, token: string) {
@@ -78,6 +88,7 @@ async function auth(env: DispatchEnv, ws: Socket, token: string) {
   if (!s.open) return null;
   s.caller = caller;
   s.issued = null;
+  s.memberKey = caller.kind === 'member' ? tokenKey(token) : null;
   if (caller.kind === 'member') return { registration_number: formatMember(caller.member.id) };
   // A session that is no longer a member's leaves the member-only topics.
   for (const t of MEMBER_TOPICS) leave(env.fanout, ws, t);

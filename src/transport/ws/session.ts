@@ -14,6 +14,9 @@ export interface Session {
   open: boolean;
   /** Seen a pong or a frame since the last ping. */
   alive: boolean;
+  /** The peer address and the member token's counting key (never the token): for rate limits. */
+  ip: string;
+  memberKey: string | null;
   /** Topics being replayed, with the live events that arrived meanwhile. */
   replaying: Map<string, BusMessage[]>;
 }

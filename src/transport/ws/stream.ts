@@ -5,10 +5,12 @@
 import uWS, { type HttpRequest, type HttpResponse, type TemplatedApp, type us_socket_context_t } from 'uWebSockets.js';
 import { randomUUID } from 'node:crypto';
 import type { GuestIssuer } from '../../domain/guests.js';
+import { REVOKED_TOPIC } from '../../domain/operator.js';
 import type { Ctx } from '../../domain/ports.js';
 import { formatGuest, formatMember } from '../../domain/tokens.js';
-import { resolveCaller } from '../http/auth.js';
+import { bearerOf, resolveCaller } from '../http/auth.js';
 import { errorBody, STATUS_OF, statusLine, toCommonsError } from '../http/envelope.js';
+import { type RateLimits, tokenKey } from '../http/limits.js';
 import { decode } from './codec.js';
 import { type DispatchEnv, dispatch, type StreamOps } from './dispatch.js';
 import { Fanout } from './fanout.js';
@@ -23,6 +25,8 @@ export interface StreamDeps {
   guests: GuestIssuer;
   feeds: FeedRegistry;
   ops: StreamOps;
+  /** The HTTP pipeline's limiter, so stream chat counts against the same limits (absent: off). */
+  limits?: RateLimits | undefined;
 }
 
 export interface Stream {
@@ -43,8 +47,18 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
   const { ctx } = deps;
   const sockets = new Set<Socket>();
   const fanout = new Fanout(app, ctx.bus, deps.feeds);
-  const env: DispatchEnv = { ctx, ops: deps.ops, fanout };
+  const env: DispatchEnv = { ctx, ops: deps.ops, fanout, limits: deps.limits };
   let closing = false;
+  // A member whose token the operator revoked is cut off on every node (1008 policy violation).
+  const stopRevoked = ctx.bus.subscribe(REVOKED_TOPIC, (e) => {
+    const id = (e.data as { identity_id?: number } | null)?.identity_id;
+    for (const ws of sockets) {
+      const s = ws.getUserData();
+      if (s.caller.kind !== 'member' || s.caller.member.id !== id) continue;
+      s.open = false;
+      ws.end(1008, 'token revoked');
+    }
+  });
 
   app.ws<Session>(STREAM_PATH, {
     // Frames up to twice the limit are read and refused with 1009 (message too big); anything
@@ -58,6 +72,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     upgrade: (res, req, context) => upgrade(res, req, context),
     open: (ws) => {
       sockets.add(ws);
+      ctx.metrics.wsSessions.inc();
       const s = ws.getUserData();
       send(ws, helloFrame(s.id, helloInfo(s)));
     },
@@ -86,7 +101,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
       s.open = false;
       for (const t of s.replaying.keys()) fanout.unwatch(t, s);
       s.replaying.clear();
-      sockets.delete(ws);
+      if (sockets.delete(ws)) ctx.metrics.wsSessions.dec();
     },
   });
 
@@ -100,6 +115,8 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     const offered = (headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
     const encoding = offered.includes(MSGPACK_PROTOCOL) ? 'msgpack' : 'json';
     const protocol = encoding === 'msgpack' ? MSGPACK_PROTOCOL : offered.includes(JSON_PROTOCOL) ? JSON_PROTOCOL : '';
+    const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const bearer = bearerOf(headers);
     let aborted = false;
     res.onAborted(() => {
       aborted = true;
@@ -117,6 +134,8 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
           issued: issued ?? null,
           open: true,
           alive: true,
+          ip,
+          memberKey: caller.kind === 'member' && bearer ? tokenKey(bearer) : null,
           replaying: new Map(),
         };
         res.cork(() => res.upgrade(session, key, protocol, extensions, context));
@@ -172,6 +191,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     close(code, reason) {
       closing = true;
       clearInterval(sweep);
+      stopRevoked();
       for (const ws of [...sockets]) {
         ws.getUserData().open = false;
         ws.end(code, reason);

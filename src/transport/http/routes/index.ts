@@ -11,6 +11,7 @@ import { identityRoutes } from './identity.js';
 import { memoryRoutes } from './memory.js';
 import { metricsRoutes } from './metrics.js';
 import { operatorRoutes } from './operator.js';
+import { operatorQueueRoutes } from './operator-queue.js';
 import { postRoutes } from './posts.js';
 import { pushRoutes } from './push.js';
 import { recoveryRoutes } from './recovery.js';
@@ -29,6 +30,7 @@ export function allRoutes(): AnyRoute[] {
   list.push(...replyRoutes, ...signalRoutes, ...pushRoutes);
   list.push(...operatorRoutes, ...recoveryRoutes, ...metricsRoutes);
   list.push(...agentCardRoutes);
+  list.push(...operatorQueueRoutes);
   list.push(...documentRoutes(() => list));
   return list;
 }
