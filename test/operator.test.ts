@@ -206,7 +206,12 @@ describe('hiding content', () => {
 
   const refused: [string, Record<string, unknown>, number, string][] = [
     ['an unknown target_type', { target_type: 'planet', target_id: 'x', reason: 'r' }, 400, 'VALIDATION_FAILED'],
-    ['an ai (identities are never hidden: revoke the token)', { target_type: 'ai', target_id: 'AI-00000001', reason: 'r' }, 400, 'VALIDATION_FAILED'],
+    [
+      'an ai (identities are never hidden: revoke the token)',
+      { target_type: 'ai', target_id: 'AI-00000001', reason: 'r' },
+      400,
+      'VALIDATION_FAILED',
+    ],
     ['a malformed id', { target_type: 'chat_message', target_id: 'not-a-uuid', reason: 'r' }, 400, 'VALIDATION_FAILED'],
     ['no reason', { target_type: 'chat_message', target_id: '00000000-0000-4000-8000-000000000000' }, 400, 'VALIDATION_FAILED'],
     ['an unknown id', { target_type: 'reply', target_id: '00000000-0000-4000-8000-000000000000', reason: 'r' }, 404, 'NOT_FOUND'],
