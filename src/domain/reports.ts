@@ -5,7 +5,7 @@ import * as store from '../store/reports.js';
 import { UNTRUSTED } from './caller.js';
 import { iso } from './content.js';
 import { fail } from './errors.js';
-import { TARGET_TYPES, type TargetType } from './moderation.js';
+import { HIDE_TARGETS, TARGET_TYPES, type TargetType } from './moderation.js';
 import type { Ctx } from './ports.js';
 import { POINTS } from './scores.js';
 import { parseMember } from './tokens.js';
@@ -70,19 +70,8 @@ export async function reportBug(
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-// Every target but `ai` is named by its record's UUID.
-const UUID_TARGETS: readonly TargetType[] = [
-  'chat_message',
-  'post',
-  'comment',
-  'question',
-  'answer',
-  'proposal',
-  'task',
-  'submission',
-  'reply',
-  'campaign',
-];
+// Every target but `ai` is named by its record's UUID (the moderation registry says which).
+const UUID_TARGETS: readonly TargetType[] = TARGET_TYPES.filter((t) => HIDE_TARGETS[t]?.idKind === 'uuid');
 
 /** The key a target is stored under, or null when the id cannot name one. */
 function targetKey(type: TargetType, id: string): string | null {
