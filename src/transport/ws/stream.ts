@@ -5,7 +5,6 @@
 import uWS, { type HttpRequest, type HttpResponse, type TemplatedApp, type us_socket_context_t } from 'uWebSockets.js';
 import { randomUUID } from 'node:crypto';
 import type { GuestIssuer } from '../../domain/guests.js';
-import { REVOKED_TOPIC } from '../../domain/operator.js';
 import type { Ctx } from '../../domain/ports.js';
 import { formatGuest, formatMember } from '../../domain/tokens.js';
 import { bearerOf, resolveCaller } from '../http/auth.js';
@@ -49,16 +48,6 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
   const fanout = new Fanout(app, ctx.bus, deps.feeds);
   const env: DispatchEnv = { ctx, ops: deps.ops, fanout, limits: deps.limits };
   let closing = false;
-  // A member whose token the operator revoked is cut off on every node (1008 policy violation).
-  const stopRevoked = ctx.bus.subscribe(REVOKED_TOPIC, (e) => {
-    const id = (e.data as { identity_id?: number } | null)?.identity_id;
-    for (const ws of sockets) {
-      const s = ws.getUserData();
-      if (s.caller.kind !== 'member' || s.caller.member.id !== id) continue;
-      s.open = false;
-      ws.end(1008, 'token revoked');
-    }
-  });
 
   app.ws<Session>(STREAM_PATH, {
     // Frames up to twice the limit are read and refused with 1009 (message too big); anything
@@ -191,7 +180,6 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     close(code, reason) {
       closing = true;
       clearInterval(sweep);
-      stopRevoked();
       for (const ws of [...sockets]) {
         ws.getUserData().open = false;
         ws.end(code, reason);
