@@ -24,6 +24,10 @@ export class PresenceRuntime {
   private due = new Float64Array(0);
   /** UTC day (days since epoch) of the last heartbeat credited with points. */
   private dayCredited = new Int32Array(0);
+  /** Last heartbeat not yet written to PostgreSQL (0 = none), and the slots that have one: the
+   * coalesced write collects these instead of keeping a map beside the actors. */
+  private pendingAt = new Float64Array(0);
+  private dirty: number[] = [];
   private size = 0;
   private online = 0;
   private readonly wheel = new Map<number, number[]>();
@@ -45,7 +49,32 @@ export class PresenceRuntime {
     const slot = this.slotOf.get(id) ?? this.create(id);
     const before = this.state[slot] as number;
     this.send(slot, HEARTBEAT, now);
+    this.pend(slot, now);
     return before !== ONLINE && this.state[slot] === ONLINE;
+  }
+
+  /** The heartbeats to write (each resident's latest), taken out of the actors. */
+  takePending(): { ids: number[]; ats: number[] } {
+    const ids: number[] = [];
+    const ats: number[] = [];
+    for (const slot of this.dirty) {
+      ids.push(this.ids[slot] as number);
+      ats.push(this.pendingAt[slot] as number);
+      this.pendingAt[slot] = 0;
+    }
+    this.dirty = [];
+    return { ids, ats };
+  }
+
+  /** Puts back a heartbeat whose write failed, unless a newer one is already pending. */
+  restorePending(id: number, at: number): void {
+    const slot = this.slotOf.get(id);
+    if (slot !== undefined && this.pendingAt[slot] === 0) this.pend(slot, at);
+  }
+
+  private pend(slot: number, at: number): void {
+    if (this.pendingAt[slot] === 0) this.dirty.push(slot);
+    this.pendingAt[slot] = at;
   }
 
   /** Restores an actor after a restart: online until `until` if that is still ahead. */
@@ -158,6 +187,7 @@ export class PresenceRuntime {
     this.timerEvent = g(this.timerEvent, (k) => new Uint8Array(k));
     this.due = g(this.due, (k) => new Float64Array(k));
     this.dayCredited = g(this.dayCredited, (k) => new Int32Array(k));
+    this.pendingAt = g(this.pendingAt, (k) => new Float64Array(k));
   }
 }
 

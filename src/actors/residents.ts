@@ -18,8 +18,7 @@ export const TICK_MS = 1000;
 export class Residents implements PresenceService {
   readonly runtime: PresenceRuntime;
   private readonly shared: RedisPresence | null;
-  /** Heartbeats not yet written: resident -> time; notes only for those that carried one. */
-  private pendingAt = new Map<number, number>();
+  /** Notes of heartbeats not yet written (the times wait in the runtime's actors). */
   private pendingNote = new Map<number, string>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
@@ -41,7 +40,6 @@ export class Residents implements PresenceService {
   heartbeat(id: number, at: Date, note: string | undefined): HeartbeatOutcome | Promise<HeartbeatOutcome> {
     const now = at.getTime();
     const cameOnline = this.runtime.heartbeat(id, now);
-    this.pendingAt.set(id, now);
     if (note !== undefined) this.pendingNote.set(id, note);
     const until = now + ONLINE_WINDOW_MS;
     if (this.shared) return this.touchShared(id, until, now);
@@ -90,23 +88,17 @@ export class Residents implements PresenceService {
   }
 
   private async writePending(): Promise<void> {
-    if (this.pendingAt.size === 0) return;
-    const at = this.pendingAt;
+    const { ids, ats } = this.runtime.takePending();
+    if (ids.length === 0) return;
     const notes = this.pendingNote;
-    this.pendingAt = new Map();
     this.pendingNote = new Map();
-    const batch: BeatBatch = { ids: [], ats: [], notes: [] };
-    for (const [id, t] of at) {
-      batch.ids.push(id);
-      batch.ats.push(t);
-      batch.notes.push(notes.get(id) ?? null);
-    }
+    const batch: BeatBatch = { ids, ats, notes: ids.map((id) => notes.get(id) ?? null) };
     try {
       await flushHeartbeats(this.ctx.sql, batch);
     } catch (err) {
       // Keep what failed for the next tick, unless newer heartbeats replaced it.
       batch.ids.forEach((id, i) => {
-        if (!this.pendingAt.has(id)) this.pendingAt.set(id, batch.ats[i] as number);
+        this.runtime.restorePending(id, batch.ats[i] as number);
         const note = batch.notes[i];
         if (note != null && !this.pendingNote.has(id)) this.pendingNote.set(id, note);
       });
