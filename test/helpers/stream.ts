@@ -69,10 +69,10 @@ export class StreamClient {
   }
 
   /** Sends an op with a fresh ref and returns the ack or error answering it. */
-  async request(op: string, fields: Frame = {}): Promise<Frame> {
+  async request(op: string, fields: Frame = {}, timeoutMs = 5000): Promise<Frame> {
     const ref = `r${++refs}`;
     this.send({ op, ref, ...fields });
-    return this.next((f) => (f.op === 'ack' || f.op === 'error' || f.op === 'pong') && f.ref === ref);
+    return this.next((f) => (f.op === 'ack' || f.op === 'error' || f.op === 'pong') && f.ref === ref, timeoutMs);
   }
 
   events(topic: string): Frame[] {

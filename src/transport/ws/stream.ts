@@ -40,7 +40,8 @@ export interface Stream {
 // The slow-consumer rule is enforced by a sweep, so the close carries 1013; uWS's own limit sits
 // well above it only as a memory backstop between sweeps.
 const SWEEP_MS = 100;
-const HARD_BACKPRESSURE = 4 * MAX_BACKPRESSURE_BYTES;
+// 16x: wide enough that a sweep delayed by a busy event loop still finds the consumer first.
+const HARD_BACKPRESSURE = 16 * MAX_BACKPRESSURE_BYTES;
 
 export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
   const { ctx } = deps;
