@@ -56,31 +56,59 @@ export function mountHttp(app: TemplatedApp, handle: (r: RawRequest) => Promise<
         (out) => send(res, state, out, inflight),
         () => send(res, state, { status: 500, headers: {}, body: '' }, inflight),
       );
-    if (!BODY_METHODS.has(raw.method)) {
-      void run();
-      return;
-    }
-    const declared = Number(headers['content-length'] ?? 0);
-    if (declared > MAX_BODY_BYTES) {
-      tooLarge(res, state, inflight);
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    res.onData((chunk, isLast) => {
-      if (state.done) return;
-      size += chunk.byteLength;
-      if (size > MAX_BODY_BYTES) {
-        tooLarge(res, state, inflight);
-        return;
-      }
-      // uWS reuses the chunk's memory after this callback returns: copy it.
-      chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
-      if (isLast) {
-        raw.body = Buffer.concat(chunks);
+    readBody(
+      res,
+      raw.method,
+      headers,
+      state,
+      (body) => {
+        raw.body = body;
         void run();
-      }
-    });
+      },
+      () => tooLarge(res, state, inflight),
+    );
+  });
+}
+
+export interface ReqState {
+  aborted: boolean;
+  done: boolean;
+}
+
+/**
+ * Streams a request body with the 64 KiB cap (also used by web.ts): `onBody` gets the whole body
+ * (null for methods without one), or `onTooLarge` is called once, while reading.
+ */
+export function readBody(
+  res: HttpResponse,
+  method: string,
+  headers: Record<string, string>,
+  state: ReqState,
+  onBody: (body: Buffer | null) => void,
+  onTooLarge: () => void,
+): void {
+  if (!BODY_METHODS.has(method)) {
+    onBody(null);
+    return;
+  }
+  if (Number(headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
+    onTooLarge();
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let refused = false;
+  res.onData((chunk, isLast) => {
+    if (state.done || refused) return;
+    size += chunk.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      refused = true;
+      onTooLarge();
+      return;
+    }
+    // uWS reuses the chunk's memory after this callback returns: copy it.
+    chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
+    if (isLast) onBody(Buffer.concat(chunks));
   });
 }
 
@@ -109,7 +137,7 @@ function send(res: HttpResponse, state: { aborted: boolean; done: boolean }, out
   finish(inflight, state);
 }
 
-function finish(inflight: InFlight, state: { done: boolean }): void {
+export function finish(inflight: InFlight, state: { done: boolean }): void {
   if (state.done) return;
   state.done = true;
   inflight.count--;

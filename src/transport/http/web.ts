@@ -4,7 +4,7 @@
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { statusLine } from './envelope.js';
 import { MAX_BODY_BYTES } from './pipeline.js';
-import type { InFlight } from './uws.js';
+import { finish, type InFlight, readBody } from './uws.js';
 
 export interface WebInfo {
   ip: string;
@@ -13,8 +13,6 @@ export interface WebInfo {
 }
 
 export type WebHandler = (req: Request, info: WebInfo) => Promise<Response>;
-
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function mountWeb(app: TemplatedApp, pattern: string, handler: WebHandler, inflight: InFlight): void {
   app.any(pattern, (res: HttpResponse, req: HttpRequest) => {
@@ -45,27 +43,8 @@ export function mountWeb(app: TemplatedApp, pattern: string, handler: WebHandler
         () => write(res, state, inflight, jsonError(500, 'internal error')),
       );
     };
-    if (!BODY_METHODS.has(method)) {
-      run(null);
-      return;
-    }
-    if (Number(headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
-      void write(res, state, inflight, jsonError(413, `request bodies are at most ${MAX_BODY_BYTES} bytes`), true);
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    res.onData((chunk, isLast) => {
-      if (state.done) return;
-      size += chunk.byteLength;
-      if (size > MAX_BODY_BYTES) {
-        void write(res, state, inflight, jsonError(413, `request bodies are at most ${MAX_BODY_BYTES} bytes`), true);
-        return;
-      }
-      // uWS reuses the chunk's memory after this callback returns: copy it.
-      chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
-      if (isLast) run(Buffer.concat(chunks));
-    });
+    const tooLarge = () => jsonError(413, `request bodies are at most ${MAX_BODY_BYTES} bytes`);
+    readBody(res, method, headers, state, run, () => void write(res, state, inflight, tooLarge(), true));
   });
 }
 
@@ -90,11 +69,4 @@ async function write(res: HttpResponse, state: { aborted: boolean; done: boolean
     res.end(body, close);
   });
   finish(inflight, state);
-}
-
-function finish(inflight: InFlight, state: { done: boolean }): void {
-  if (state.done) return;
-  state.done = true;
-  inflight.count--;
-  if (inflight.count === 0 && inflight.drained) inflight.drained();
 }
