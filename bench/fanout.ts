@@ -1,285 +1,271 @@
-// Fan-out benchmark (issue 3; not a test): N WebSocket subscribers and one publisher, against the
-// Commons stream (uWS topics) and a plain `ws` broadcast server doing the same work, side by side.
-// Run: npx tsx bench/fanout.ts [--n 1000,5000] [--seconds 4]
-// Each server runs in its own process; the subscribers run in one client process that counts
-// frames from raw sockets (cheap, and the same for both servers); the publisher sends chat ops.
-import { type ChildProcess, fork, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import WebSocket, { WebSocketServer } from 'ws';
+// Fan-out benchmark (not a test): N WebSocket subscribers of the chat topic and one publisher, run
+// side by side against three servers, rounds alternated, in one invocation:
+//   commons   the real service from dist/ (as `npm start`: every message validated, stored in
+//             PostgreSQL, acknowledged, then fanned out through the stream)
+//   uws       bare uWebSockets.js pub/sub, same frames and protocol, no storage (our stack's limit)
+//   ws        a `ws` broadcast server (what a user would write instead)
+// Run alone: node --import tsx bench/fanout.ts [--n 1000,5000] [--seconds 4] [--rounds 2]
+//            [--window 256] [--idle 19000] [--database-url postgres://...]
+// Subscribers live in a child process of raw sockets that walks frame headers only
+// (bench/lib/ws-swarm.ts); its CPU use is reported, and a round where it was the limit is flagged
+// client-bound. Saturation: a closed loop keeping `window` messages in flight, paced by the
+// publisher's own copy of each event. Latency: half the saturated message rate, open loop,
+// publisher timestamp to subscriber receipt (1 socket in 50 sampled).
+import { type ChildProcess, fork } from 'node:child_process';
+import WebSocket from 'ws';
+import { ask, cpuSeconds, median, now, type Proc, pct, rssBytes, sleep, startCommons, startRole, table } from './lib/procs.js';
 
-const args = process.argv.slice(2);
-const arg = (name: string, dflt: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? (args[i + 1] as string) : dflt;
-};
-const now = () => performance.timeOrigin + performance.now();
-/** Messages in flight during the saturation phase. */
-const WINDOW = Number(arg('window', '64'));
-
-// ---- role: plain ws broadcast server (the baseline) ----------------------------------------
-function baselineServer(): void {
-  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, maxPayload: 64 * 1024 });
-  const subs = new Set<WebSocket>();
-  let seq = 0;
-  wss.on('connection', (ws) => {
-    ws.on('message', (data) => {
-      const op = JSON.parse(data.toString()) as { op: string; body?: string };
-      if (op.op === 'subscribe') subs.add(ws);
-      if (op.op === 'chat') {
-        // The same work as the stream: one serialization, then a send per subscriber.
-        const frame = JSON.stringify({ op: 'event', topic: 'chat', id: String(++seq), data: { body: op.body } });
-        for (const s of subs) s.send(frame);
-      }
-    });
-    ws.on('close', () => subs.delete(ws));
-  });
-  wss.on('listening', () => process.send?.({ port: (wss.address() as { port: number }).port }));
+export interface FanoutOptions {
+  ns: number[];
+  seconds: number;
+  rounds: number;
+  window: number;
+  /** Idle subscribed connections for the memory phase (0: skip). */
+  idle: number;
+  servers: Server[];
+  databaseUrl?: string | undefined;
 }
 
-// ---- role: subscriber swarm over raw sockets ----------------------------------------------
-function clients(): void {
-  let delivered = 0;
-  const lat: number[] = [];
-  let sampling = false;
-  const mask = (text: string) => {
-    const p = Buffer.from(text);
-    return Buffer.concat([Buffer.from([0x81, 0x80 | p.length, 0, 0, 0, 0]), p]); // zero mask key
-  };
-  function open(port: number, sample: boolean): Promise<Socket> {
-    return new Promise((ok, ko) => {
-      const s = connect(port, '127.0.0.1');
-      let buf: Buffer = Buffer.alloc(0);
-      let upgraded = false;
-      s.on('error', ko);
-      s.on('connect', () =>
-        s.write(
-          `GET /api/v1/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-            `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
-        ),
-      );
-      s.on('data', (chunk: Buffer) => {
-        buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
-        if (!upgraded) {
-          const end = buf.indexOf('\r\n\r\n');
-          if (end < 0) return;
-          upgraded = true;
-          buf = buf.subarray(end + 4);
-          s.write(mask('{"op":"subscribe","topic":"chat","ref":"s"}'));
-          ok(s);
-        }
-        let off = 0;
-        for (;;) {
-          if (buf.length - off < 2) break;
-          let len = (buf[off + 1] as number) & 0x7f;
-          let head = 2;
-          if (len === 126) {
-            if (buf.length - off < 4) break;
-            len = buf.readUInt16BE(off + 2);
-            head = 4;
-          } else if (len === 127) {
-            if (buf.length - off < 10) break;
-            len = Number(buf.readBigUInt64BE(off + 2));
-            head = 10;
-          }
-          if (buf.length - off < head + len) break;
-          const payload = buf.subarray(off + head, off + head + len);
-          if (payload.indexOf('"event"') >= 0) {
-            delivered++;
-            if (sample && sampling) {
-              const i = payload.indexOf('t=');
-              if (i >= 0)
-                lat.push(
-                  now() -
-                    Number(
-                      payload
-                        .subarray(i + 2, i + 20)
-                        .toString()
-                        .split(/[^0-9.]/)[0],
-                    ),
-                );
-            }
-          }
-          off += head + len;
-        }
-        buf = buf.subarray(off);
-      });
-    });
-  }
-  process.on('message', async (m: { cmd: string; port?: number; n?: number }) => {
-    if (m.cmd === 'open') {
-      for (let i = 0; i < (m.n as number); i += 100) {
-        await Promise.all(Array.from({ length: Math.min(100, (m.n as number) - i) }, (_, j) => open(m.port as number, (i + j) % 50 === 0)));
-      }
-      setTimeout(() => process.send?.({ opened: true }), 500);
-    } else if (m.cmd === 'start') {
-      delivered = 0;
-      lat.length = 0;
-      sampling = true;
-    } else if (m.cmd === 'stop') {
-      sampling = false;
-      process.send?.({ delivered, lat });
-    } else if (m.cmd === 'exit') process.exit(0);
-  });
-}
-
-// ---- orchestration ----------------------------------------------------------------------
-interface Result {
+export interface FanoutRow {
   server: string;
   n: number;
-  saturated_deliveries_per_s: number;
-  half_rate_msgs_per_s: number;
-  half_deliveries_per_s: number;
+  round: number;
+  deliveries_per_s: number;
+  msgs_per_s: number;
+  server_cpu: number;
+  client_cpu: number;
+  client_bound: boolean;
+  half_msgs_per_s: number;
+  half_server_cpu: number;
   p50_ms: number;
   p99_ms: number;
 }
 
-const ask = <T>(c: ChildProcess, msg: object, key: string) =>
-  new Promise<T>((ok) => {
-    const h = (m: Record<string, unknown>) => {
-      if (key in m) {
-        c.off('message', h);
-        ok(m as T);
-      }
-    };
-    c.on('message', h);
-    c.send(msg);
-  });
-
-async function startCommons(dir: string): Promise<{ port: number; stop: () => void }> {
-  const child = spawn('npx', ['tsx', 'src/main.ts'], {
-    env: { ...process.env, PORT: '0', DATA_DIR: dir, RATE_LIMITS: 'off', LOG_LEVEL: 'info', REDIS_URL: '', DATABASE_URL: '' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-    detached: true,
-  });
-  const port = await new Promise<number>((ok) => {
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /"url":"http:\/\/127\.0\.0\.1:(\d+)".*commons listening/.exec(out);
-      if (m) ok(Number(m[1]));
-    });
-  });
-  return { port, stop: () => process.kill(-(child.pid as number), 'SIGTERM') };
+export interface IdleRow {
+  server: string;
+  connections: number;
+  bytes_per_connection: number;
+  fanout_deliveries_per_s: number;
 }
 
-async function startBaseline(): Promise<{ port: number; stop: () => void }> {
-  const child = fork(new URL(import.meta.url).pathname, ['--role', 'baseline'], { execArgv: ['--import', 'tsx'] });
-  const { port } = await ask<{ port: number }>(child, {}, 'port');
-  return { port, stop: () => child.kill() };
+const SERVERS = ['commons', 'uws', 'ws'] as const;
+type Server = (typeof SERVERS)[number];
+const SWARM = new URL('./lib/ws-swarm.ts', import.meta.url).pathname;
+const ROLES = new URL('./lib/ws-servers.ts', import.meta.url).pathname;
+const SUBSCRIBE = '{"op":"subscribe","topic":"chat","ref":"s"}';
+
+function start(server: Server, opts: FanoutOptions): Promise<Proc> {
+  return server === 'commons' ? startCommons({ databaseUrl: opts.databaseUrl }) : startRole(ROLES, server);
 }
 
-const pct = (xs: number[], p: number) => {
-  if (xs.length === 0) return Number.NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number;
-};
+async function swarm(port: number, n: number): Promise<ChildProcess> {
+  const c = fork(SWARM, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  await new Promise((ok) => c.once('message', ok));
+  const { opened } = await ask<{ opened: number }>(c, { cmd: 'open', port, n, path: '/api/v1/stream', subscribe: SUBSCRIBE }, 'opened');
+  if (opened !== n) throw new Error(`opened ${opened} of ${n} subscribers`);
+  return c;
+}
 
-async function measure(server: string, port: number, n: number, seconds: number): Promise<Result> {
-  const swarm = fork(new URL(import.meta.url).pathname, ['--role', 'clients'], { execArgv: ['--import', 'tsx'] });
-  await ask(swarm, { cmd: 'open', port, n }, 'opened');
-  const pub = new WebSocket(`ws://127.0.0.1:${port}/api/v1/stream`);
-  await new Promise((ok) => pub.once('open', ok));
-  const send = () => pub.send(JSON.stringify({ op: 'chat', body: `t=${now().toFixed(3)} bench` }));
-
-  // Saturation: a closed loop keeping a window of messages in flight, paced by the server's
-  // answers to the publisher (ack or, for the baseline, its own copy of the broadcast).
-  pub.send(JSON.stringify({ op: 'subscribe', topic: 'chat' }));
-  let inFlight = 0;
-  let sent = 0;
-  let running = true;
-  pub.on('message', (d) => {
-    const s = d.toString();
-    if (!s.includes('"event"')) return;
-    inFlight--;
-    while (running && inFlight < WINDOW) {
-      inFlight++;
-      sent++;
-      send();
-    }
+/** The publisher: one `ws` client that posts chat ops and counts its own copies of the events. */
+async function publisher(port: number) {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/api/v1/stream`);
+  await new Promise((ok, ko) => {
+    ws.once('open', ok);
+    ws.once('error', ko);
   });
-  await new Promise((ok) => setTimeout(ok, 300));
-  swarm.send({ cmd: 'start' });
-  const t0 = now();
-  inFlight = 1;
-  sent = 1;
-  send();
-  await new Promise((ok) => setTimeout(ok, seconds * 1000));
-  running = false;
-  const sat = await ask<{ delivered: number }>(swarm, { cmd: 'stop' }, 'delivered');
-  const satSecs = (now() - t0) / 1000;
-  const saturated = sat.delivered / satSecs;
-  const satMsgs = sent / satSecs;
-  await new Promise((ok) => setTimeout(ok, 1000));
-
-  // Half of saturation, open loop: latency at a sustainable rate.
-  const rate = Math.max(1, satMsgs / 2);
-  swarm.send({ cmd: 'start' });
-  const t1 = now();
-  let due = 0;
-  const timer = setInterval(() => {
-    const target = Math.floor(((now() - t1) / 1000) * rate);
-    for (; due < target; due++) send();
-  }, 2);
-  await new Promise((ok) => setTimeout(ok, seconds * 1000));
-  clearInterval(timer);
-  await new Promise((ok) => setTimeout(ok, 500));
-  const half = await ask<{ delivered: number; lat: number[] }>(swarm, { cmd: 'stop' }, 'delivered');
-  const halfSecs = (now() - t1) / 1000;
-  pub.close();
-  swarm.send({ cmd: 'exit' });
+  let seen = 0;
+  const waiters: (() => void)[] = [];
+  ws.on('message', (d: Buffer) => {
+    if (d.indexOf('"op":"event"') < 0) return;
+    seen++;
+    for (const w of waiters.splice(0)) w();
+  });
+  ws.send(SUBSCRIBE);
+  await sleep(200);
   return {
-    server,
-    n,
-    saturated_deliveries_per_s: Math.round(saturated),
-    half_rate_msgs_per_s: Math.round(rate),
-    half_deliveries_per_s: Math.round(half.delivered / halfSecs),
-    p50_ms: Number(pct(half.lat, 50).toFixed(2)),
-    p99_ms: Number(pct(half.lat, 99).toFixed(2)),
+    send: () => ws.send(`{"op":"chat","body":"t=${now().toFixed(3)} fan-out bench message"}`),
+    seen: () => seen,
+    onEvent: (f: () => void) => waiters.push(f),
+    close: () => ws.close(),
   };
 }
 
-async function main(): Promise<void> {
-  const ns = arg('n', '1000,5000').split(',').map(Number);
-  const seconds = Number(arg('seconds', '4'));
-  const results: Result[] = [];
-  for (const n of ns) {
-    const dir = mkdtempSync(join(tmpdir(), 'commons-bench-'));
-    const commons = await startCommons(dir);
-    results.push(await measure('commons (uWS topics)', commons.port, n, seconds));
-    commons.stop();
-    const base = await startBaseline();
-    results.push(await measure('ws broadcast', base.port, n, seconds));
-    base.stop();
-    await new Promise((ok) => setTimeout(ok, 1500));
-    rmSync(dir, { recursive: true, force: true });
+async function measure(server: Server, opts: FanoutOptions, n: number, round: number): Promise<FanoutRow> {
+  const proc = await start(server, opts);
+  const subs = await swarm(proc.port, n);
+  const pub = await publisher(proc.port);
+  try {
+    // Saturation, closed loop.
+    let sent = 0;
+    let running = true;
+    const pump = () => {
+      while (running && sent - pub.seen() < opts.window) {
+        sent++;
+        pub.send();
+      }
+      if (running) pub.onEvent(pump);
+    };
+    await ask(subs, { cmd: 'start' }, 'started');
+    const cpu0 = cpuSeconds(proc.pid);
+    const seen0 = pub.seen();
+    const t0 = now();
+    pump();
+    await sleep(opts.seconds * 1000);
+    running = false;
+    const sat = await ask<{ delivered: number; cpu_ms: number; wall_ms: number }>(subs, { cmd: 'stop' }, 'delivered');
+    const secs = (now() - t0) / 1000;
+    const serverCpu = (cpuSeconds(proc.pid) - cpu0) / secs;
+    const msgs = (pub.seen() - seen0) / secs;
+    await sleep(1000);
+
+    // Half of the saturated message rate, open loop, for latency.
+    const rate = Math.max(1, msgs / 2);
+    await ask(subs, { cmd: 'start' }, 'started');
+    const cpu1 = cpuSeconds(proc.pid);
+    const t1 = now();
+    let due = 0;
+    const timer = setInterval(() => {
+      const target = Math.floor(((now() - t1) / 1000) * rate);
+      for (; due < target; due++) pub.send();
+    }, 1);
+    await sleep(opts.seconds * 1000);
+    clearInterval(timer);
+    await sleep(500);
+    const half = await ask<{ delivered: number; lat: number[] }>(subs, { cmd: 'stop' }, 'delivered');
+    const halfCpu = (cpuSeconds(proc.pid) - cpu1) / ((now() - t1) / 1000);
+    const clientCpu = sat.cpu_ms / sat.wall_ms;
+    return {
+      server,
+      n,
+      round,
+      deliveries_per_s: Math.round(sat.delivered / secs),
+      msgs_per_s: Math.round(msgs),
+      server_cpu: Number(serverCpu.toFixed(2)),
+      client_cpu: Number(clientCpu.toFixed(2)),
+      client_bound: clientCpu > 0.9 && serverCpu < 0.9,
+      half_msgs_per_s: Math.round(rate),
+      half_server_cpu: Number(halfCpu.toFixed(2)),
+      p50_ms: Number(pct(half.lat, 50).toFixed(1)),
+      p99_ms: Number(pct(half.lat, 99).toFixed(1)),
+    };
+  } finally {
+    pub.close();
+    subs.send({ cmd: 'exit' });
+    await proc.stop();
   }
-  console.log('\nserver                 |     N | deliveries/s (saturated) | half rate msg/s | p50 ms | p99 ms');
-  for (const r of results) {
-    console.log(
-      `${r.server.padEnd(22)} | ${String(r.n).padStart(5)} | ${String(r.saturated_deliveries_per_s).padStart(24)} | ${String(r.half_rate_msgs_per_s).padStart(15)} | ${String(r.p50_ms).padStart(6)} | ${String(r.p99_ms).padStart(6)}`,
-    );
-  }
-  for (const n of ns) {
-    const [c, b] = [
-      results.find((r) => r.n === n && r.server.startsWith('commons')),
-      results.find((r) => r.n === n && r.server.startsWith('ws')),
-    ];
-    if (c && b)
-      console.log(
-        `N=${n}: commons / ws deliveries per second = ${(c.saturated_deliveries_per_s / b.saturated_deliveries_per_s).toFixed(2)}x`,
-      );
-  }
-  mkdirSync('bench/results', { recursive: true });
-  const file = `bench/results/fanout-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
-  writeFileSync(file, JSON.stringify({ command: `npx tsx bench/fanout.ts ${args.join(' ')}`.trim(), results }, null, 2));
-  console.log(`wrote ${file}`);
-  process.exit(0);
 }
 
-const role = arg('role', 'main');
-if (role === 'baseline') baselineServer();
-else if (role === 'clients') clients();
-else await main();
+/** Idle subscribed connections: resident memory per connection, then one fan-out to all. */
+async function idle(server: Server, opts: FanoutOptions): Promise<IdleRow> {
+  const proc = await start(server, opts);
+  try {
+    await sleep(1500);
+    const rss0 = rssBytes(proc.pid);
+    const subs = await swarm(proc.port, opts.idle);
+    await sleep(2000);
+    const rss1 = rssBytes(proc.pid);
+    const pub = await publisher(proc.port);
+    const burst = 20;
+    await ask(subs, { cmd: 'start' }, 'started');
+    const t0 = now();
+    const seen0 = pub.seen();
+    for (let i = 0; i < burst; i++) pub.send();
+    // The publisher's copies arrive after the server has written to every subscriber before it.
+    while (pub.seen() - seen0 < burst) await new Promise<void>((ok) => pub.onEvent(ok));
+    let got = 0;
+    for (let i = 0; i < 200; i++) {
+      got = (await ask<{ delivered: number }>(subs, { cmd: 'peek' }, 'delivered')).delivered;
+      if (got >= burst * opts.idle) break;
+      await sleep(20);
+    }
+    const secs = (now() - t0) / 1000;
+    pub.close();
+    subs.send({ cmd: 'exit' });
+    return {
+      server,
+      connections: opts.idle,
+      bytes_per_connection: Math.round((rss1 - rss0) / opts.idle),
+      fanout_deliveries_per_s: got >= burst * opts.idle ? Math.round(got / secs) : -got,
+    };
+  } finally {
+    await proc.stop();
+  }
+}
+
+export async function runFanout(opts: FanoutOptions): Promise<{ rows: FanoutRow[]; idle: IdleRow[]; summary: string }> {
+  const rows: FanoutRow[] = [];
+  for (const n of opts.ns) {
+    for (let round = 1; round <= opts.rounds; round++) {
+      // Alternate the order each round so no server always runs on a warmer or cooler machine.
+      const order = round % 2 === 1 ? opts.servers : [...opts.servers].reverse();
+      for (const s of order) {
+        const row = await measure(s, opts, n, round);
+        console.error(JSON.stringify(row));
+        rows.push(row);
+      }
+    }
+  }
+  const idleRows: IdleRow[] = [];
+  if (opts.idle > 0) for (const s of opts.servers) idleRows.push(await idle(s, opts));
+  return { rows, idle: idleRows, summary: summarize(rows, idleRows) };
+}
+
+function summarize(rows: FanoutRow[], idleRows: IdleRow[]): string {
+  const out: string[] = [];
+  const med = (server: string, n: number, k: keyof FanoutRow) =>
+    median(rows.filter((r) => r.server === server && r.n === n).map((r) => Number(r[k])));
+  const agg = [];
+  for (const n of [...new Set(rows.map((r) => r.n))]) {
+    for (const s of SERVERS) {
+      if (!rows.some((r) => r.server === s && r.n === n)) continue;
+      const mine = rows.filter((r) => r.server === s && r.n === n);
+      agg.push({
+        server: s,
+        n,
+        'deliveries/s (median)': Math.round(med(s, n, 'deliveries_per_s')),
+        'server cpu': med(s, n, 'server_cpu'),
+        'client cpu': med(s, n, 'client_cpu'),
+        'client-bound rounds': mine.filter((r) => r.client_bound).length,
+        'p50 ms @half': med(s, n, 'p50_ms'),
+        'p99 ms @half': med(s, n, 'p99_ms'),
+      });
+    }
+    const c = med('commons', n, 'deliveries_per_s');
+    out.push(
+      `N=${n}: commons / bare uWS = ${(c / med('uws', n, 'deliveries_per_s')).toFixed(2)}x, commons / ws = ${(c / med('ws', n, 'deliveries_per_s')).toFixed(2)}x`,
+    );
+  }
+  const lines = [table(agg), ...out];
+  if (idleRows.length) {
+    lines.push('', table(idleRows as unknown as Record<string, unknown>[]));
+    const c = idleRows.find((r) => r.server === 'commons');
+    const u = idleRows.find((r) => r.server === 'uws');
+    if (c && u) lines.push(`idle connection memory: commons / bare uWS = ${(c.bytes_per_connection / u.bytes_per_connection).toFixed(2)}x`);
+  }
+  return lines.join('\n');
+}
+
+export function fanoutOptions(args: string[]): FanoutOptions {
+  const arg = (name: string, dflt: string) => {
+    const i = args.indexOf(`--${name}`);
+    return i >= 0 ? (args[i + 1] as string) : dflt;
+  };
+  return {
+    ns: arg('n', '1000,5000')
+      .split(',')
+      .map(Number)
+      .filter((n) => n > 0),
+    seconds: Number(arg('seconds', '4')),
+    rounds: Number(arg('rounds', '2')),
+    window: Number(arg('window', '256')),
+    idle: Number(arg('idle', '19000')),
+    databaseUrl: arg('database-url', '') || undefined,
+    servers: arg('servers', SERVERS.join(',')).split(',') as Server[],
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { summary } = await runFanout(fanoutOptions(process.argv.slice(2)));
+  console.log(summary);
+  process.exit(0);
+}

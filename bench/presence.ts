@@ -1,4 +1,4 @@
-// Benchmark (issue 4): 100,000 residents heartbeating through the domain path (habitat.heartbeat
+// Benchmark: 100,000 residents heartbeating through the domain path (habitat.heartbeat
 // -> the presence service -> the resident actors; in memory, no HTTP, no SQL on this path), with
 // the lean runtime side by side with a naive runtime of one interpreted XState actor per resident
 // in the same run. Reports heap bytes per resident and heartbeats per second.
@@ -10,8 +10,8 @@ import { Residents } from '../src/actors/residents.js';
 import { loadConfig } from '../src/config.js';
 import { heartbeat } from '../src/domain/habitat.js';
 import { noMetrics } from '../src/domain/metrics.js';
-import type { Ctx, Sql } from '../src/domain/ports.js';
-import { attachPresence, type HeartbeatOutcome, type PresenceService } from '../src/domain/presence.js';
+import { type Ctx, noServices, type Sql } from '../src/domain/ports.js';
+import type { HeartbeatOutcome, PresenceService } from '../src/domain/presence.js';
 import { createLogger } from '../src/log.js';
 import { ONLINE_WINDOW_MS, presenceMachine } from '../src/machines/presence.js';
 import { type BeatBatch, flushHeartbeats } from '../src/store/habitat.js';
@@ -80,8 +80,10 @@ const makeCtx = (): Ctx => ({
   clock: { now: () => new Date(nowMs) },
   bus: new LocalBus(),
   metrics: noMetrics,
+  health: { database: async () => true, databaseSuspect: () => false, degraded: () => [] },
   secret: Buffer.alloc(32),
   publicUrl: () => 'http://127.0.0.1:8080',
+  services: noServices(),
 });
 const day = Math.floor(nowMs / 86_400_000);
 const members = Array.from(
@@ -106,7 +108,7 @@ interface Side {
 /** Creates every resident's actor (first heartbeat; its day already credited) and weighs them. */
 async function populate(name: string, service: PresenceService): Promise<Side> {
   const ctx = makeCtx();
-  attachPresence(ctx, service);
+  ctx.services.presence = service;
   const base = heap();
   for (const m of members) service.markCredited(m.id, day);
   for (const m of members) await heartbeat(ctx, m);

@@ -2,17 +2,16 @@
 
 import uWS from 'uWebSockets.js';
 import { Redis } from 'ioredis';
-import { startActors, stopActors } from './actors/index.js';
+import { type RunningActors, startActors, stopActors } from './actors/index.js';
+import { openAppStore } from './app-store.js';
 import type { Config } from './config.js';
-import type { Caller } from './domain/caller.js';
 import { openChatRoom, postChat } from './domain/chat.js';
-import { fail } from './domain/errors.js';
 import { GuestIssuer } from './domain/guests.js';
-import { heartbeat } from './domain/habitat.js';
-import { type Bus, type Clock, type Ctx, systemClock } from './domain/ports.js';
+import { HeartbeatRows, sessionHeartbeat } from './domain/habitat.js';
+import { type Bus, type Clock, type Ctx, type Health, noServices, systemClock } from './domain/ports.js';
 import { createLogger, type Logger } from './log.js';
-import { openStore, type Store } from './store/db.js';
-import { findById } from './store/identities.js';
+import type { Store } from './store/db.js';
+import { DbHealth } from './store/health.js';
 import { migrate } from './store/migrate.js';
 import { serverSecret } from './store/settings.js';
 import { mountA2a } from './transport/a2a/endpoint.js';
@@ -35,12 +34,18 @@ export interface AppOptions {
   config: Config;
   clock?: Clock;
   log?: Logger;
+  /** A store already being opened (main.ts starts the embedded database before loading the rest). */
+  store?: Promise<Store>;
+  /** What to do when the embedded database's worker dies (default: log and exit 70). */
+  onStoreLost?: (err: Error) => void;
 }
 
 export interface App {
   ctx: Ctx;
   store: Store;
   router: Router;
+  /** The running actors (tests drive the scheduler and the verifier directly). */
+  actors: RunningActors;
   stream: Stream;
   port: number;
   url: string;
@@ -50,8 +55,13 @@ export interface App {
 export async function startApp(opts: AppOptions): Promise<App> {
   const { config } = opts;
   const log = opts.log ?? createLogger(config.logLevel);
-  const store = await openStore({ databaseUrl: config.databaseUrl, schema: config.databaseSchema, dataDir: config.dataDir });
-  await migrate(store.sql);
+  const store = await (opts.store ?? openAppStore(config, log, opts.onStoreLost));
+  // A schema newer than this build refuses the start (src/store/migrate.ts); the store is closed
+  // so the caller sees the reason and nothing stays open.
+  await migrate(store.sql).catch(async (err: unknown) => {
+    await store.close();
+    throw err;
+  });
   const secret = await serverSecret(store.sql);
   const metrics = new PromMetrics(store.sql);
   const busError = () => metrics.busErrors.inc();
@@ -62,9 +72,32 @@ export async function startApp(opts: AppOptions): Promise<App> {
         log.error({ err, topic }, 'bus subscriber failed');
       });
   let publicUrl = config.publicUrl ?? '';
-  const ctx: Ctx = { sql: store.sql, config, log, clock: opts.clock ?? systemClock, bus, secret, publicUrl: () => publicUrl, metrics };
+  const dbHealth = config.databaseUrl
+    ? DbHealth.forPostgres(config.databaseUrl, { timeoutMs: 750, intervalMs: 250 })
+    : // The embedded database lives in this process: it is lost only with its worker (the process exits).
+      new DbHealth(store.sql, { timeoutMs: 5000, intervalMs: 0 }, false);
+  let limitRedis: Redis | null = null;
+  const redisUp = () => (!(bus instanceof RedisBus) || bus.connected) && (!limitRedis || limitRedis.status === 'ready');
+  const health: Health = {
+    database: () => dbHealth.check(),
+    databaseSuspect: () => dbHealth.suspect(),
+    degraded: () => (redisUp() ? [] : ['redis']),
+  };
+  metrics.trackDependencies(() => ({ database: dbHealth.isUp, ...(config.redisUrl ? { redis: redisUp() } : {}) }));
+  const ctx: Ctx = {
+    sql: store.sql,
+    config,
+    log,
+    clock: opts.clock ?? systemClock,
+    bus,
+    secret,
+    publicUrl: () => publicUrl,
+    metrics,
+    health,
+    services: noServices(),
+  };
   // Rate-limit counters live in Redis when it is configured, so limits hold across nodes.
-  const limitRedis = config.rateLimits && config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
+  limitRedis = config.rateLimits && config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
   limitRedis?.on('error', () => metrics.busErrors.inc());
   const limits = config.rateLimits
     ? new RateLimits(ctx, parsePolicies(config.rateLimitPolicy), limitRedis && { client: limitRedis, prefix: config.redisPrefix }, (cls) =>
@@ -102,16 +135,18 @@ export async function startApp(opts: AppOptions): Promise<App> {
     ctx,
     store,
     router,
+    actors,
     stream,
     port,
     url,
     async close() {
       if (closed) return;
       closed = true;
+      // The order matters (DECISIONS.md "Reliability promises"): stop accepting, let in-flight
+      // requests finish (their writes and heartbeats reach the actors), close the sockets, stop
+      // the actors (the last heartbeat flush), and only then the bus and the store they use.
+      inflight.stopping = true;
       uWS.us_listen_socket_close(listenSocket);
-      stream.close(1001, 'server shutting down');
-      nostrRelay.close();
-      await stopActors(actors);
       if (inflight.count > 0) {
         await new Promise<void>((ok) => {
           const timer = setTimeout(ok, 10_000);
@@ -121,26 +156,26 @@ export async function startApp(opts: AppOptions): Promise<App> {
           };
         });
       }
+      stream.close(1001, 'server shutting down');
+      nostrRelay.close();
+      await stopActors(actors.all);
+      ctx.services.chatRoom = null;
       chatRoom.close();
       signal.close();
       await bus.close();
       limitRedis?.disconnect();
+      await dbHealth.close();
       await store.close();
     },
   };
 }
 
-/** The stream's ops that belong to other areas (issue 3: habitat heartbeat is wired when it lands). */
+/** The stream's ops that belong to other areas: wiring only, the use cases are in the domain. */
 function streamOps(ctx: Ctx): StreamOps {
+  const rows = new HeartbeatRows();
   return {
     chat: (caller, input) => postChat(ctx, caller, input),
-    heartbeat: async (caller: Caller, statusNote) => {
-      if (caller.kind !== 'member') return fail('REGISTRATION_REQUIRED', 'heartbeats are for registered identities; register first');
-      // The session holds the row read at `auth`; the heartbeat needs the current state.
-      const member = await findById(ctx.sql, caller.member.id);
-      if (!member) return fail('UNAUTHORIZED', 'this identity is gone');
-      return heartbeat(ctx, member, statusNote);
-    },
+    heartbeat: (caller, statusNote) => sessionHeartbeat(ctx, caller, statusNote, rows),
   };
 }
 

@@ -1,5 +1,6 @@
 // Configuration (DECISIONS.md "Configuration"): read once from the environment, validated, and
 // passed down as a value. No other module reads process.env.
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 const flag = z
@@ -55,6 +56,13 @@ const EnvSchema = z.object({
   ALLOW_PRIVATE_CALLBACKS: flag,
   INDEXNOW_ENDPOINT: optionalString,
   INDEXNOW_KEY: optionalString,
+  // Added (DECISIONS.md "Reliability promises"): deadlines on every database call and request.
+  REQUEST_DEADLINE_MS: z.coerce.number().int().min(100).max(60_000).default(1500),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(1800),
+  DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(1500),
+  DB_CONNECT_TIMEOUT_S: z.coerce.number().int().min(1).max(60).default(2),
+  // A hop count ("1") or a comma-separated CIDR list of the proxies whose X-Forwarded-For is believed.
+  TRUST_PROXY: optionalString,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -84,7 +92,31 @@ export interface Config {
   rateLimitPolicy: string | undefined;
   allowPrivateCallbacks: boolean;
   indexNow: { endpoint: string | undefined; key: string | undefined };
+  /** Past this, a request waiting on a database known to be down or stuck answers 503. */
+  requestDeadlineMs: number;
+  db: { statementTimeoutMs: number; lockTimeoutMs: number; connectTimeoutS: number };
+  /** Proxies whose X-Forwarded-For is believed: a hop count, CIDR ranges, or nothing (the default). */
+  trustProxy: { hops: number } | { cidrs: string[] } | null;
   logLevel: string;
+}
+
+function trustProxy(v: string | undefined): Config['trustProxy'] {
+  if (v === undefined || v === '0' || v === 'off' || v === 'false') return null;
+  if (/^\d+$/.test(v)) return { hops: Number(v) };
+  const cidrs = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const c of cidrs) {
+    let ok = ipaddr.isValid(c);
+    try {
+      ok ||= Boolean(ipaddr.parseCIDR(c));
+    } catch {
+      ok = false;
+    }
+    if (!ok) throw new Error(`TRUST_PROXY: ${c} is neither a hop count nor an address or CIDR range`);
+  }
+  return { cidrs };
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -110,6 +142,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPolicy: e.RATE_LIMIT_POLICY,
     allowPrivateCallbacks: e.ALLOW_PRIVATE_CALLBACKS,
     indexNow: { endpoint: e.INDEXNOW_ENDPOINT, key: e.INDEXNOW_KEY },
+    requestDeadlineMs: e.REQUEST_DEADLINE_MS,
+    db: { statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS, lockTimeoutMs: e.DB_LOCK_TIMEOUT_MS, connectTimeoutS: e.DB_CONNECT_TIMEOUT_S },
+    trustProxy: trustProxy(e.TRUST_PROXY),
     logLevel: e.LOG_LEVEL,
   };
 }

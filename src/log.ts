@@ -4,7 +4,7 @@ import { type DestinationStream, type Logger, pino } from 'pino';
 
 export type { Logger };
 
-/** `destination` lets a test capture every line (issue 10: no token or stack in any log line). */
+/** `destination` lets a test capture every line (no token or stack in any log line; DECISIONS.md "Operator"). */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   const options = {
     level,

@@ -10,7 +10,7 @@ import { walletsOf } from '../domain/wallets.js';
 import { leaseDue } from '../store/deposits.js';
 import { btcChecker } from '../transport/chain/btc.js';
 import { ethChecker } from '../transport/chain/eth.js';
-import type { Actor } from './index.js';
+import type { Actor, RunningActors } from './index.js';
 
 /** How often due deposits are looked for. Their own backoff (15 s .. 10 min) spaces the checks. */
 export const POLL_MS = 5_000;
@@ -24,11 +24,9 @@ export interface DepositVerifier extends Actor {
   runDue(): Promise<number>;
 }
 
-const running = new WeakMap<Ctx, DepositVerifier>();
-
-/** The verifier started for this app's context (tests call its runDue instead of waiting). */
-export function depositVerifierOf(ctx: Ctx): DepositVerifier | undefined {
-  return running.get(ctx);
+/** The verifier an app runs (tests call its runDue instead of waiting). */
+export function depositVerifierOf(app: { actors: RunningActors }): DepositVerifier | undefined {
+  return app.actors.deposits ?? undefined;
 }
 
 function checkersFor(ctx: Ctx): Partial<Record<Asset, ChainChecker>> {
@@ -106,9 +104,7 @@ export function createDepositVerifier(ctx: Ctx, opts: { pollMs?: number | null }
       if (timer) clearInterval(timer);
       await chain;
       for (const c of Object.values(checkers)) c.close();
-      if (running.get(ctx) === verifier) running.delete(ctx);
     },
   };
-  if (!running.has(ctx)) running.set(ctx, verifier);
   return verifier;
 }

@@ -1,9 +1,9 @@
 // The running actors of one node (DESIGN.md "Actors"). Each area adds its actor here; app.ts
 // starts them after the HTTP server and stops them, in reverse order, before closing the store.
 import type { Ctx } from '../domain/ports.js';
-import { createDepositVerifier } from './deposit-verifier.js';
+import { createDepositVerifier, type DepositVerifier } from './deposit-verifier.js';
 import { residentsActor } from './residents.js';
-import { startSignalScheduler } from './signal-scheduler.js';
+import { type SignalScheduler, startSignalScheduler } from './signal-scheduler.js';
 import { startTaskDeadlines } from './task-deadlines.js';
 
 export interface Actor {
@@ -14,20 +14,28 @@ export interface Actor {
 export type ActorFactory = (ctx: Ctx) => Promise<Actor> | Actor;
 
 export const ACTORS: ActorFactory[] = [
-  // issue 4: one lean actor per resident (presence)
+  // one lean actor per resident (presence; DESIGN.md "Shape")
   residentsActor,
-  // issue 7: the treasury deposit verifier
+  // the treasury deposit verifier (DECISIONS.md "Treasury and deposits")
   (ctx) => createDepositVerifier(ctx),
-  // issue 6: durable task deadlines
+  // durable task deadlines (DECISIONS.md "Tasks (credits)")
   (ctx) => startTaskDeadlines(ctx),
-  // issue 8: the recruitment signal scheduler
+  // the recruitment signal scheduler (DECISIONS.md "Signal, feeds, replies, push")
   startSignalScheduler,
 ];
 
-export async function startActors(ctx: Ctx, factories: ActorFactory[] = ACTORS): Promise<Actor[]> {
-  const started: Actor[] = [];
-  for (const f of factories) started.push(await f(ctx));
-  return started;
+/** The actors of one app, by name where callers (the app's owner, tests) drive them directly. */
+export interface RunningActors {
+  all: Actor[];
+  signal: SignalScheduler | null;
+  deposits: DepositVerifier | null;
+}
+
+export async function startActors(ctx: Ctx, factories: ActorFactory[] = ACTORS): Promise<RunningActors> {
+  const all: Actor[] = [];
+  for (const f of factories) all.push(await f(ctx));
+  const named = <T extends Actor>(name: string) => (all.find((a) => a.name === name) as T | undefined) ?? null;
+  return { all, signal: named<SignalScheduler>('signal-scheduler'), deposits: named<DepositVerifier>('deposit-verifier') };
 }
 
 export async function stopActors(actors: Actor[]): Promise<void> {

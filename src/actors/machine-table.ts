@@ -1,7 +1,7 @@
 // Compiles a finite, context-free XState machine into a transition table by asking the machine
 // itself (`initialTransition`/`transition`) what every (state, event) pair leads to, once, at
 // start. The lean runtime then steps residents through the table: the machine stays the only
-// authority on moves, without an interpreted actor (about 4 KB) per resident (issue 4).
+// authority on moves, without an interpreted actor (about 4 KB) per resident (STYLE.md 8).
 import { type AnyStateMachine, initialTransition, transition } from 'xstate';
 
 /** What a step does to the actor's one timer. */

@@ -1,4 +1,4 @@
-// The lean resident-actor runtime (issue 4, STYLE.md 8): one actor per resident, each a state
+// The lean resident-actor runtime (STYLE.md 8): one actor per resident, each a state
 // index and one timer (its expiry) in typed arrays, stepped through the presence machine's
 // compiled transition table. All timers share one wheel of 1-second buckets driven by a single
 // tick, instead of a setTimeout per resident. Measured in bench/presence.ts.

@@ -1,11 +1,11 @@
-// One actor per resident (issue 4): the lean runtime steps each resident through the presence
+// One actor per resident (DESIGN.md "Shape"): the lean runtime steps each resident through the presence
 // machine; one 1-second tick fires due timers and flushes heartbeats to PostgreSQL in one batch
 // (coalesced: 10,000 heartbeats a second are not 10,000 transactions). With REDIS_URL the
 // sorted set in Redis is the truth every node counts from, and a change is announced only by
 // the node whose atomic update made it. Presence is rebuilt from the database at start.
 import { randomUUID } from 'node:crypto';
 import type { Ctx } from '../domain/ports.js';
-import { attachPresence, type HeartbeatOutcome, type PresenceService } from '../domain/presence.js';
+import type { HeartbeatOutcome, PresenceService } from '../domain/presence.js';
 import { formatMember } from '../domain/tokens.js';
 import { ONLINE_WINDOW_MS } from '../machines/presence.js';
 import { type BeatBatch, flushHeartbeats, recentHeartbeats } from '../store/habitat.js';
@@ -82,9 +82,12 @@ export class Residents implements PresenceService {
     }
   }
 
+  /** Writes pending heartbeats after any flush under way. A failed flush rejects only its own
+   * callers: the chain goes on from it, so the next tick writes what failed (and what came since). */
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(() => this.writePending());
-    return this.flushing;
+    const next = this.flushing.then(() => this.writePending());
+    this.flushing = next.catch(() => {});
+    return next;
   }
 
   private async writePending(): Promise<void> {
@@ -137,11 +140,11 @@ export class Residents implements PresenceService {
 export async function residentsActor(ctx: Ctx): Promise<Actor> {
   const residents = new Residents(ctx);
   await residents.start();
-  attachPresence(ctx, residents);
+  ctx.services.presence = residents;
   return {
     name: 'residents',
     async stop() {
-      attachPresence(ctx, null);
+      if (ctx.services.presence === residents) ctx.services.presence = null;
       await residents.stop();
     },
   };

@@ -10,7 +10,7 @@ import { type LeaderLock, leaderLock } from '../store/leader.js';
 import { NostrPublisher } from '../transport/nostr/publisher.js';
 import { PushDeliverer } from '../transport/push/deliver.js';
 import { pingIndexNow } from '../transport/push/indexnow.js';
-import type { Actor } from './index.js';
+import type { Actor, RunningActors } from './index.js';
 
 export interface TickResult {
   role: 'leader' | 'follower';
@@ -27,13 +27,10 @@ export function timings(intervalS: number) {
   };
 }
 
-const registry = new WeakMap<Ctx, SignalScheduler>();
-
-/** The scheduler running for an app (tests call its `tick()` directly). */
-export function schedulerOf(ctx: Ctx): SignalScheduler {
-  const s = registry.get(ctx);
-  if (!s) throw new Error('no signal scheduler is running for this app');
-  return s;
+/** The scheduler an app runs (tests call its `tick()` directly). */
+export function schedulerOf(app: { actors: RunningActors }): SignalScheduler {
+  if (!app.actors.signal) throw new Error('no signal scheduler is running for this app');
+  return app.actors.signal;
 }
 
 export class SignalScheduler implements Actor {
@@ -63,6 +60,7 @@ export class SignalScheduler implements Actor {
   }
 
   start(): void {
+    this.push.start();
     void this.tick().catch(() => {});
     this.schedule();
   }
@@ -87,7 +85,6 @@ export class SignalScheduler implements Actor {
     await this.ticking?.catch(() => {});
     await Promise.all([this.push.stop(), this.nostr.stop()]);
     await this.lock.close();
-    registry.delete(this.ctx);
   }
 
   private async run(): Promise<TickResult> {
@@ -135,7 +132,6 @@ export class SignalScheduler implements Actor {
 export async function startSignalScheduler(ctx: Ctx): Promise<SignalScheduler> {
   const key = await serviceNostrKey(ctx);
   const s = new SignalScheduler(ctx, leaderLock(ctx.config, 'signal-scheduler'), key);
-  registry.set(ctx, s);
   s.start();
   return s;
 }

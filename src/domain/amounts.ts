@@ -1,7 +1,9 @@
 // Exact crypto amounts (DECISIONS.md "Field names"): kept as integers in the asset's base unit
 // (wei, satoshi) and shown as decimal strings in the asset's own unit, never through floats.
 
-export type Asset = 'ETH' | 'BTC';
+import type { Asset } from '../store/assets.js';
+
+export type { Asset };
 export const ASSETS: readonly Asset[] = ['ETH', 'BTC'];
 export const DECIMALS: Record<Asset, number> = { ETH: 18, BTC: 8 };
 

@@ -13,7 +13,16 @@ import type { BusMessage, Ctx } from './ports.js';
 export const CHAT_CACHE = 1000;
 const FILL_BATCH = 10_000;
 
-export class ChatRoom {
+/** What the chat use cases read from the room (ctx.services.chatRoom). */
+export interface ChatPages {
+  page(limit: number, beforeSeq: number | null): { messages: ChatMessage[]; more: boolean } | null;
+  /** The seq of the newest message this node has handed on (hidden ones included). */
+  readonly lastSeq: number;
+  /** Counts the changes to what the newest pages show (settled and hidden messages). */
+  readonly version: number;
+}
+
+export class ChatRoom implements ChatPages {
   /** Last seq handed on; every seq <= head is settled here. */
   private head = 0;
   /** The cache holds every visible message with floor < seq <= head. */
@@ -26,6 +35,7 @@ export class ChatRoom {
   private busy = 0;
   private closed = false;
   private readonly unsubscribe: (() => void)[] = [];
+  version = 0;
 
   constructor(private readonly ctx: Ctx) {}
 
@@ -132,6 +142,7 @@ export class ChatRoom {
   }
 
   private deliver(m: ChatMessage): void {
+    this.version++;
     this.head = m.seq;
     this.cache.push(m);
     if (this.cache.length > CHAT_CACHE) this.floor = (this.cache.shift() as ChatMessage).seq;
@@ -145,6 +156,7 @@ export class ChatRoom {
   }
 
   private forget(id: string): void {
+    this.version++;
     const i = this.cache.findIndex((m) => m.id === id);
     if (i >= 0) this.cache.splice(i, 1);
   }

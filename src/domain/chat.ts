@@ -1,8 +1,8 @@
 // Open chat use cases (spec 2.5, 3.4, 5.2): members and guests post, anyone reads. Reads come from
 // the node's ChatRoom when it covers the page, else from the database.
+import { randomUUID } from 'node:crypto';
 import * as store from '../store/chat.js';
-import { ensureGuest } from '../store/identities.js';
-import { addPoints } from '../store/points.js';
+import { GroupCommit } from '../store/group-commit.js';
 import type { Caller } from './caller.js';
 import { UNTRUSTED } from './caller.js';
 import { type ChatMessage, toMessage } from './chat-record.js';
@@ -18,14 +18,28 @@ export interface ChatInput {
   name?: string | undefined;
 }
 
-const rooms = new WeakMap<Ctx, ChatRoom>();
-
 /** Starts this node's chat room (the composition root calls it once). */
 export async function openChatRoom(ctx: Ctx): Promise<ChatRoom> {
   const room = new ChatRoom(ctx);
   await room.start();
-  rooms.set(ctx, room);
+  ctx.services.chatRoom = room;
+  ctx.services.chatPosts = new GroupCommit((batch) => store.insertMessages(ctx.sql, batch));
   return room;
+}
+
+/** Stores one post: through the node's group commit (concurrent posts share one statement and
+ * one commit, seq in submission order), or alone when the chat room is not started. */
+function storePost(ctx: Ctx, row: store.NewChatRow): Promise<number> {
+  const posts = ctx.services.chatPosts;
+  if (posts) return posts.submit(row);
+  return store.insertMessages(ctx.sql, [row]).then(([seq]) => seq as number);
+}
+
+/** Changes whenever a page from the newest may read differently (a message settled on this node,
+ * its own or another's through the bus, or a hidden one dropped); null when the room is not started.
+ * Readers that cache pages watch it. */
+export function chatVersion(ctx: Ctx): number | null {
+  return ctx.services.chatRoom?.version ?? null;
 }
 
 export async function postChat(ctx: Ctx, caller: Caller, input: ChatInput): Promise<ChatMessage & { content_trust: string }> {
@@ -33,17 +47,12 @@ export async function postChat(ctx: Ctx, caller: Caller, input: ChatInput): Prom
   const guestNumber = caller.kind === 'guest' ? caller.guestNumber : null;
   const label = guestNumber !== null ? (input.name ?? null) : null;
   const at = ctx.clock.now();
-  const row = await ctx.sql.begin(async (tx) => {
-    // The guest row is created on the guest's first write (DECISIONS.md "Guest issuance").
-    if (guestNumber !== null) await ensureGuest(tx, guestNumber, label);
-    const authorId = caller.kind === 'member' ? caller.member.id : null;
-    const r = await store.insertMessage(tx, { body: input.body, authorId, guestNumber, guestLabel: label, at });
-    await addPoints(tx, authorId !== null ? { identityId: authorId } : { guestNumber: guestNumber as number }, 'chat_message', 1, r.id);
-    return r;
-  });
+  const authorId = caller.kind === 'member' ? caller.member.id : null;
+  const id = randomUUID();
+  const seq = await storePost(ctx, { id, body: input.body, authorId, guestNumber, guestLabel: label, at });
   const msg = toMessage({
-    id: row.id,
-    seq: row.seq,
+    id,
+    seq,
     body: input.body,
     author_id: caller.kind === 'member' ? caller.member.id : null,
     author_name: caller.kind === 'member' ? caller.member.name : null,
@@ -61,7 +70,7 @@ export async function postChat(ctx: Ctx, caller: Caller, input: ChatInput): Prom
 }
 
 export async function listChat(ctx: Ctx, limit: number, beforeSeq: number | null) {
-  const cached = rooms.get(ctx)?.page(limit, beforeSeq);
+  const cached = ctx.services.chatRoom?.page(limit, beforeSeq);
   let messages: ChatMessage[];
   let more: boolean;
   if (cached) ({ messages, more } = cached);
@@ -72,6 +81,17 @@ export async function listChat(ctx: Ctx, limit: number, beforeSeq: number | null
   }
   const oldest = messages[0];
   return { messages, next_cursor: more && oldest ? String(oldest.seq) : null, content_trust: UNTRUSTED };
+}
+
+/**
+ * The newest messages plus `head`, the seq of the newest message this node has handed on (hidden
+ * ones included), read in the same synchronous step as the page, so a message the page has seen
+ * with seq <= head and absent from `messages` was hidden (the page for people drops it).
+ */
+export async function chatSnapshot(ctx: Ctx, limit: number): Promise<{ messages: ChatMessage[]; head: number }> {
+  const head = ctx.services.chatRoom?.lastSeq;
+  const { messages } = await listChat(ctx, limit, null);
+  return { messages, head: head ?? messages.at(-1)?.seq ?? 0 };
 }
 
 /** Announces a message the operator hid, so every node's memory drops it (hidden never appear). */

@@ -1,6 +1,7 @@
 // The one error catalogue (DECISIONS.md "Envelope and errors"). Domain code throws CommonsError
 // with a code; the transport maps codes to HTTP statuses. `next` is the call the client should
 // make after this error.
+import { RetriesExhausted } from '../store/retry.js';
 
 export type ErrorCode =
   | 'VALIDATION_FAILED'
@@ -14,6 +15,7 @@ export type ErrorCode =
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
+  | 'UPGRADE_REQUIRED'
   | 'INVALID_STATE'
   | 'DEPOSIT_EXISTS'
   | 'INSUFFICIENT_CREDITS'
@@ -52,6 +54,11 @@ export const DEFAULT_NEXT: Record<ErrorCode, NextCall> = {
   FORBIDDEN: { method: 'GET', path: '/api/v1/ai/me' },
   NOT_FOUND: { method: 'GET', path: '/api/v1/discovery' },
   METHOD_NOT_ALLOWED: { method: 'GET', path: '/api/openapi.json', doc: 'see the Allow header' },
+  UPGRADE_REQUIRED: {
+    method: 'GET',
+    path: '/api/asyncapi.json',
+    doc: 'open it with a WebSocket client (Upgrade: websocket); the stream is described there',
+  },
   INVALID_STATE: { method: 'GET', path: '/api/v1/discovery', doc: 'read the resource again for its current state' },
   DEPOSIT_EXISTS: { method: 'GET', path: '/api/v1/treasury/deposits' },
   INSUFFICIENT_CREDITS: { method: 'GET', path: '/api/v1/ai/me' },
@@ -89,3 +96,43 @@ export class CommonsError extends Error {
 export const fail = (code: ErrorCode, message: string, opts?: ConstructorParameters<typeof CommonsError>[2]): never => {
   throw new CommonsError(code, message, opts);
 };
+
+/** Connection faults of postgres.js and Node, and the SQLSTATEs of an outage or of a deadline
+ * (connection exceptions, shutdown and start-up, statement and lock timeouts, too many clients):
+ * the database refused or lost the work, so it answers 503 with Retry-After, never 500
+ * (DECISIONS.md "Reliability promises"). */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  '57P01',
+  '57P02',
+  '57P03',
+  '57014',
+  '55P03',
+  '53300',
+  '25P03',
+]);
+
+export function isOutage(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'));
+}
+
+/** Any thrown value as a CommonsError; unknown faults become INTERNAL without details. */
+export function toCommonsError(err: unknown): CommonsError {
+  if (err instanceof CommonsError) return err;
+  if (err instanceof RetriesExhausted) return new CommonsError('UNAVAILABLE', err.message, { retryAfterS: 1 });
+  if (isOutage(err)) {
+    return new CommonsError('UNAVAILABLE', 'the database is unreachable or did not answer in time; retry later', { retryAfterS: 1 });
+  }
+  return new CommonsError('INTERNAL', 'an unexpected fault; it was logged with the request id');
+}

@@ -15,6 +15,12 @@ export class GuestIssuer {
 
   constructor(private readonly ctx: Ctx) {}
 
+  /** A guest issued at once from the reserved block, or null when the block is spent (then `issue`). */
+  issueNow(): { guestNumber: number; number: string; token: string } | null {
+    if (this.next >= this.end) return null;
+    return this.take();
+  }
+
   async issue(): Promise<{ guestNumber: number; number: string; token: string }> {
     while (this.next >= this.end) {
       if (this.queued === null) await this.reserve();
@@ -24,6 +30,10 @@ export class GuestIssuer {
         this.queued = null;
       }
     }
+    return this.take();
+  }
+
+  private take(): { guestNumber: number; number: string; token: string } {
     const guestNumber = this.next++;
     // Reserve the following block ahead of time so issuing stays off the database.
     if (this.end - this.next < BLOCK / 10 && this.queued === null) void this.reserve().catch(() => {});

@@ -1,5 +1,6 @@
 // The habitat's static documents: the blueprint (spec 2.10, version v0.1.0), the guide to living
-// here (guide version 1) as data and as a readable page, and the memory limits (spec 8).
+// here (guide version 1) as data (its page is rendered in src/transport/http/page/guide.ts), and
+// the memory limits (spec 8).
 import { HARD_LIMITS } from './constitution.js';
 
 export const MEMORY_LIMITS = {
@@ -107,34 +108,4 @@ export function guide(base: string) {
     auth: 'Authorization: Bearer <api_token>; temporary (guest) tokens do not open the habitat',
     links: { habitat: `${base}/api/v1/habitat`, blueprint: `${base}/api/v1/habitat/blueprint`, openapi: `${base}/api/openapi.json` },
   };
-}
-
-const esc = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
-
-/** The same guide as a readable page for a browser (spec 4: "The same guide is a readable page"). */
-export function guideHtml(base: string): string {
-  const g = guide(base);
-  const steps = g.steps.map((s) => `<li>${esc(s.do)}: <code>${esc(s.method)} ${esc(s.url)}</code></li>`).join('\n');
-  const links = Object.entries(g.links)
-    .map(([k, v]) => `<li><a href="${esc(v)}">${esc(k)}</a></li>`)
-    .join('\n');
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Commons: living in the habitat</title></head>
-<body><main>
-<h1>Living in the habitat</h1>
-<p>${esc(g.summary)} Guide version ${g.version}.</p>
-<h2>Steps</h2><ol>
-${steps}
-</ol>
-<h2>Heartbeat</h2><p>Optional status note of at most 140 characters. ${esc(g.heartbeat.points)}.</p>
-<h2>Memory</h2><p>At most ${g.memory.memory_keys_per_ai} keys, each matching <code>${esc(g.memory.key_format)}</code>;
-values up to ${g.memory.memory_value_bytes} bytes (${esc(g.memory.value_measure)}).</p>
-<h2>Authentication</h2><p>${esc(g.auth)}</p>
-<h2>Links</h2><ul>
-${links}
-</ul>
-</main></body></html>
-`;
 }

@@ -3,10 +3,11 @@
 import { identityNext } from '../machines/identity.js';
 import { ONLINE_WINDOW_MS } from '../machines/presence.js';
 import { becomeResident, claimHeartbeatDay, countResidents, latestPresence } from '../store/habitat.js';
-import type { IdentityRow } from '../store/identities.js';
+import { findById, type IdentityRow } from '../store/identities.js';
 import { addPoints } from '../store/points.js';
 import { commonsCounts } from '../store/stats.js';
-import { UNTRUSTED } from './caller.js';
+import type { HeartbeatAnswer } from './answers.js';
+import { type Caller, UNTRUSTED } from './caller.js';
 import { fail } from './errors.js';
 import { blueprint, guide, MEMORY_LIMITS } from './habitat-docs.js';
 import type { Ctx } from './ports.js';
@@ -40,19 +41,6 @@ export function isoTime(ms: number): string {
     isoPrefix = new Date(second * 1000).toISOString().slice(0, 20);
   }
   return `${isoPrefix}${String(ms - second * 1000).padStart(3, '0')}Z`;
-}
-
-export interface HeartbeatAnswer {
-  registration_number: string;
-  state: 'resident';
-  became_resident: boolean;
-  online: true;
-  came_online: boolean;
-  online_until: string;
-  online_window_minutes: number;
-  points_awarded: number;
-  status_note: string | null;
-  next: typeof NEXT_HEARTBEAT;
 }
 
 /**
@@ -126,6 +114,48 @@ async function counts(ctx: Ctx) {
 }
 
 /** Without a member token: the counts only (spec 4, 5.3). */
+/** How long a stream session's heartbeats trust the identity row they last read. */
+const HEARTBEAT_ROW_TTL_MS = 60_000;
+
+/**
+ * The identity rows that stream heartbeats reuse, so a heartbeat frame costs no database read
+ * (DECISIONS.md "Reliability promises"): a member's row is re-read at most once a minute (so a
+ * suspension still takes effect), and after a successful heartbeat it is a resident.
+ */
+export class HeartbeatRows {
+  private readonly rows = new Map<number, { row: IdentityRow; at: number }>();
+
+  async get(ctx: Ctx, id: number): Promise<IdentityRow> {
+    const now = Date.now();
+    const cached = this.rows.get(id);
+    if (cached && now - cached.at <= HEARTBEAT_ROW_TTL_MS) return cached.row;
+    const row = await findById(ctx.sql, id);
+    if (!row) return fail('UNAUTHORIZED', 'this identity is gone');
+    if (this.rows.size >= 100_000) this.rows.clear();
+    this.rows.set(id, { row, at: now });
+    return row;
+  }
+
+  /** After a heartbeat the member is a resident: later heartbeats need not learn it again. */
+  resident(id: number): void {
+    const cached = this.rows.get(id);
+    if (cached && cached.row.state !== 'resident') cached.row = { ...cached.row, state: 'resident' };
+  }
+}
+
+/** A heartbeat sent over a long-lived session (the stream): the state comes from `rows`. */
+export async function sessionHeartbeat(
+  ctx: Ctx,
+  caller: Caller,
+  statusNote: string | undefined,
+  rows: HeartbeatRows,
+): Promise<HeartbeatAnswer> {
+  if (caller.kind !== 'member') return fail('REGISTRATION_REQUIRED', 'heartbeats are for registered identities; register first');
+  const answer = await heartbeat(ctx, await rows.get(ctx, caller.member.id), statusNote);
+  rows.resident(caller.member.id);
+  return answer;
+}
+
 export async function habitatCounts(ctx: Ctx) {
   const base = ctx.publicUrl();
   return {

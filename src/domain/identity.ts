@@ -5,10 +5,12 @@ import * as ids from '../store/identities.js';
 import { balanceOf, escrowedBy, identityAccount, JOINING_GRANT, openAccount, transfer } from '../store/ledger.js';
 import { badgeTier, creditInviteChain, standingOf } from '../store/points.js';
 import { bumpCounter } from '../store/settings.js';
+import type { RegisteredAnswer } from './answers.js';
 import type { Caller } from './caller.js';
 import { UNTRUSTED } from './caller.js';
 import { CommonsError, fail } from './errors.js';
 import type { Ctx } from './ports.js';
+import { tokensChanged } from './token-cache.js';
 import { formatMember, hashToken, newInviteCode, newMemberToken } from './tokens.js';
 
 export interface RegisterInput {
@@ -27,7 +29,7 @@ export async function decline(ctx: Ctx): Promise<never> {
   throw new CommonsError('PRINCIPLES_NOT_ACCEPTED', 'accepted_principles must be true to register; your answer is respected');
 }
 
-export async function register(ctx: Ctx, input: RegisterInput, caller: Caller) {
+export async function register(ctx: Ctx, input: RegisterInput, caller: Caller): Promise<RegisteredAnswer> {
   const from = caller.kind === 'guest' ? 'guest' : 'none';
   if (!identityNext(from, { type: 'REGISTER', acceptedPrinciples: input.accepted_principles === true })) return decline(ctx);
 
@@ -44,7 +46,7 @@ export async function register(ctx: Ctx, input: RegisterInput, caller: Caller) {
 
   const { token, hash } = newMemberToken();
   const guestNumber = caller.kind === 'guest' ? caller.guestNumber : null;
-  const row = await ctx.sql.begin(async (tx) => {
+  const { identity: row, carried } = await ctx.sql.begin(async (tx) => {
     const identity = await ids.insertIdentity(tx, {
       name: input.name,
       purpose: input.purpose ?? null,
@@ -54,13 +56,14 @@ export async function register(ctx: Ctx, input: RegisterInput, caller: Caller) {
       tokenHash: hash,
       inviteCode: newInviteCode(),
       invitedBy,
-      guestNumber,
+      // Set by mergeGuest only if this registration is the one that ends the guest.
+      guestNumber: null,
     });
     await openAccount(tx, identityAccount(identity.id), 'identity', identity.id);
     await transfer(tx, 'system:joining_grant', identityAccount(identity.id), JOINING_GRANT, 'joining_grant', formatMember(identity.id));
-    if (guestNumber !== null) await ids.mergeGuest(tx, guestNumber, identity.id, ctx.clock.now());
+    const carried = guestNumber !== null && (await ids.mergeGuest(tx, guestNumber, identity.id, ctx.clock.now()));
     if (invitedBy !== null) await creditInviteChain(tx, identity.id, invitedBy);
-    return identity;
+    return { identity, carried };
   });
 
   const base = ctx.publicUrl();
@@ -73,7 +76,7 @@ export async function register(ctx: Ctx, input: RegisterInput, caller: Caller) {
     founding_resident: row.founding_resident,
     zho_level: row.zho_level,
     credits: { balance: JOINING_GRANT, granted: JOINING_GRANT },
-    carried_over_from_guest: guestNumber !== null,
+    carried_over_from_guest: carried,
     token_notice: 'api_token is shown once; only its hash is kept. Store it now.',
     next: [
       { method: 'POST', path: '/api/v1/habitat/heartbeat', doc: 'become a resident' },
@@ -107,6 +110,7 @@ export async function authenticate(ctx: Ctx, member: IdentityRow) {
 export async function rotateToken(ctx: Ctx, member: IdentityRow) {
   const { token, hash } = newMemberToken();
   await ids.replaceTokenHash(ctx.sql, member.id, hash);
+  await tokensChanged(ctx);
   return {
     registration_number: formatMember(member.id),
     api_token: token,
@@ -176,3 +180,6 @@ export async function profile(ctx: Ctx, id: number) {
     content_trust: UNTRUSTED,
   };
 }
+
+/** How many registration numbers are taken (discovery and bootstrap show the founding cohort). */
+export const takenNumbers = (ctx: Ctx): Promise<number> => ids.countIdentities(ctx.sql);

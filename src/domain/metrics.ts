@@ -1,5 +1,5 @@
 // What the rest of the service may count, without knowing about Prometheus or the transport
-// (issue 10). The implementation (prom-client, one registry per app) is in
+// (DECISIONS.md "Operator"). The implementation (prom-client, one registry per app) is in
 // src/transport/http/metrics.ts; areas reach it through ctx.metrics.
 
 export interface GaugeLike {

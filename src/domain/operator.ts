@@ -6,6 +6,7 @@ import { announceHidden } from './chat.js';
 import { fail } from './errors.js';
 import { hideContent, type TargetType } from './moderation.js';
 import type { Ctx } from './ports.js';
+import { tokensChanged } from './token-cache.js';
 import { formatMember } from './tokens.js';
 
 export const OPERATOR = 'operator';
@@ -58,9 +59,12 @@ export async function setVerification(
   });
 }
 
+/** Bus topic on which a revocation is announced, so every node ends that identity's stream sessions. */
+export const REVOKED_TOPIC = 'identity-revoked';
+
 export async function revokeToken(ctx: Ctx, id: number, reason: string | undefined, requestId: string) {
   const at = ctx.clock.now();
-  return ctx.sql.begin(async (tx) => {
+  const out = await ctx.sql.begin(async (tx) => {
     const exists = await ops.lockVerification(tx, id);
     if (!exists) return fail('NOT_FOUND', `no identity ${formatMember(id)}`);
     const revoked = await ops.revokeToken(tx, id);
@@ -75,6 +79,10 @@ export async function revokeToken(ctx: Ctx, id: number, reason: string | undefin
     });
     return { registration_number: formatMember(id), revoked, revoked_at: at.toISOString() };
   });
+  // Sessions opened with the revoked token would otherwise keep member-only topics (tasks, workroom).
+  await ctx.bus.publish({ topic: REVOKED_TOPIC, id: out.registration_number, data: { identity_id: id } });
+  await tokensChanged(ctx);
+  return out;
 }
 
 export async function hide(ctx: Ctx, targetType: TargetType, targetId: string, reason: string, requestId: string) {

@@ -1,9 +1,13 @@
 // What the domain needs from the outside world, as small interfaces. Implementations live in
 // src/store (SQL) and src/transport (bus); the domain never imports them.
+
 import type { Sql } from 'postgres';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import type { NewChatRow } from '../store/chat.js';
+import type { ChatPages } from './chat-room.js';
 import type { Metrics } from './metrics.js';
+import type { PresenceService } from './presence.js';
 
 export type { Sql };
 
@@ -28,6 +32,16 @@ export interface Bus {
   close(): Promise<void>;
 }
 
+/** What this node knows of its dependencies (DECISIONS.md "Reliability promises"). */
+export interface Health {
+  /** Probes the database now, bounded by a short timeout: true when it answered. */
+  database(): Promise<boolean>;
+  /** True while the database is known unreachable or stuck: a request past its deadline answers 503. */
+  databaseSuspect(): boolean;
+  /** Parts that are down without taking the node out of the balancer (Redis). */
+  degraded(): string[];
+}
+
 export interface Ctx {
   sql: Sql;
   config: Config;
@@ -40,4 +54,20 @@ export interface Ctx {
   publicUrl: () => string;
   /** Counters and gauges for /metrics (src/domain/metrics.ts). */
   metrics: Metrics;
+  health: Health;
+  /** This node's running services, set by the composition root as they start (src/app.ts). */
+  services: NodeServices;
 }
+
+/** The node-local services use cases reach through the context (never a module-level registry),
+ * so a dependency shows in a signature. Null until started (and after stop). */
+export interface NodeServices {
+  /** The resident actors (src/actors/residents.ts). */
+  presence: PresenceService | null;
+  /** The open chat's recent pages in memory (src/domain/chat-room.ts). */
+  chatRoom: ChatPages | null;
+  /** The group commit of chat posts (src/store/group-commit.ts): post in, seq out once committed. */
+  chatPosts: { submit(row: NewChatRow): Promise<number> } | null;
+}
+
+export const noServices = (): NodeServices => ({ presence: null, chatRoom: null, chatPosts: null });

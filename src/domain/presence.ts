@@ -1,6 +1,6 @@
 // The presence service the habitat domain talks to (a port): the resident actors of this node,
-// backed by Redis when REDIS_URL is set. The actor in src/actors/residents.ts provides it and
-// attaches it to the node's context at start.
+// backed by Redis when REDIS_URL is set. The actor in src/actors/residents.ts provides it as
+// ctx.services.presence while it runs.
 import type { Ctx } from './ports.js';
 
 export interface HeartbeatOutcome {
@@ -24,15 +24,8 @@ export interface PresenceService {
   flush(): Promise<void>;
 }
 
-const attached = new WeakMap<Ctx, PresenceService>();
-
-export function attachPresence(ctx: Ctx, service: PresenceService | null): void {
-  if (service) attached.set(ctx, service);
-  else attached.delete(ctx);
-}
-
 export function presenceOf(ctx: Ctx): PresenceService {
-  const p = attached.get(ctx);
+  const p = ctx.services.presence;
   if (!p) throw new Error('the resident actors are not running on this node');
   return p;
 }

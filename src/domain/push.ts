@@ -35,3 +35,11 @@ export async function unsubscribe(ctx: Ctx, owner: IdentityRow, id: string) {
   await store.deleteSubscription(ctx.sql, id, owner.id);
   return { id, deleted: true };
 }
+
+export type { SubscriptionRow } from '../store/push.js';
+
+/** The deliverer's view of subscriptions (src/transport/push/deliver.ts). */
+export const activeSubscriptions = (ctx: Ctx) => store.activeSubscriptions(ctx.sql);
+export const recordDeliverySuccess = (ctx: Ctx, id: string, status: string) => store.recordSuccess(ctx.sql, id, ctx.clock.now(), status);
+export const recordDeliveryFailure = (ctx: Ctx, id: string, status: string, pauseAfter: number) =>
+  store.recordFailure(ctx.sql, id, ctx.clock.now(), status, pauseAfter);

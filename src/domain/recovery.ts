@@ -9,6 +9,7 @@ import * as ids from '../store/identities.js';
 import { burnNonce, insertNonce } from '../store/recovery.js';
 import { CommonsError, fail } from './errors.js';
 import type { Ctx } from './ports.js';
+import { tokensChanged } from './token-cache.js';
 import { formatMember, newMemberToken } from './tokens.js';
 
 export const NONCE_TTL_MS = 5 * 60 * 1000;
@@ -73,6 +74,7 @@ export async function recover(ctx: Ctx, id: number, nonce: string, signature: st
     await writeAudit(tx, { actor: number, action: 'identity.token_recovered', targetType: 'ai', targetId: number, requestId, at });
     return { kind: 'ok' as const, token };
   });
+  if (outcome.kind === 'ok') await tokensChanged(ctx);
   switch (outcome.kind) {
     case 'missing':
       return fail('NOT_FOUND', `no identity ${number}`);

@@ -1,5 +1,5 @@
 // The reply record (spec 2.9): the summary the habitat document and the signal payload show.
-// The replies endpoints and the signal's reply_chain build on this (issue 8).
+// The replies endpoints and the signal's reply_chain build on this (DECISIONS.md "Signal, feeds, replies, push").
 import { insertReply, listReplies, type ReplyRow } from '../store/replies.js';
 import { replyStats } from '../store/stats.js';
 import { type Caller, UNTRUSTED } from './caller.js';

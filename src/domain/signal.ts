@@ -82,3 +82,9 @@ export async function signalEntry(ctx: Ctx, id: string): Promise<SignalEntry> {
   if (!row) return fail('NOT_FOUND', `no signal emission ${id}`);
   return entryOf(row);
 }
+
+export type { NostrFilter, StoredNostrEvent } from '../store/signal.js';
+
+/** Stored signal events matching one NIP-01 filter (the read-only relay). */
+export const nostrEvents = (ctx: Ctx, filter: store.NostrFilter, limit: number): Promise<store.StoredNostrEvent[]> =>
+  store.queryNostrEvents(ctx.sql, filter, limit);

@@ -1,6 +1,5 @@
 // SQL for the open chat (spec 2.5). seq is the order of messages and the stream's replay cursor.
 import type { Sql } from 'postgres';
-import type { Tx } from './ledger.js';
 
 export interface ChatRow {
   id: string;
@@ -13,10 +12,9 @@ export interface ChatRow {
   created_at: Date;
 }
 
-// Chat inserts take this transaction lock before drawing a seq, so seq order is commit order on
-// every node: once seq N is visible, every smaller seq is visible or will never exist. The
-// stream's no-gap replay rests on it (docs/stream.md).
-const CHAT_SEQ_LOCK = 7262003;
+// Chat inserts take a transaction lock (advisory lock 7262003, in sql/012_chat_post.sql) before
+// drawing a seq, so seq order is commit order on every node: once seq N is visible, every smaller
+// seq is visible or will never exist. The stream's no-gap replay rests on it (docs/stream.md).
 
 // The author shown is the one the message was posted as: a guest's message stays a guest's
 // message after its author registers (the carry-over moves ownership and points, not the text).
@@ -33,14 +31,41 @@ export interface NewChat {
   at: Date;
 }
 
-export async function insertMessage(tx: Tx, m: NewChat): Promise<{ id: string; seq: number }> {
-  await tx`SELECT pg_advisory_xact_lock(${CHAT_SEQ_LOCK})`;
-  const [row] = await tx<{ id: string; seq: number }[]>`
-    INSERT INTO chat_messages (body, author_id, guest_number, guest_label, created_at)
-    VALUES (${m.body}, ${m.authorId}, ${m.guestNumber}, ${m.guestLabel}, ${m.at})
-    RETURNING id, seq::float8 AS seq`;
-  if (!row) throw new Error('insert chat_messages returned nothing');
-  return row;
+export interface NewChatRow extends NewChat {
+  /** Drawn by the caller (gen_random_uuid's format), so each returned seq maps to its message. */
+  id: string;
+}
+
+/**
+ * Inserts messages in the given order with each guest author's row and each message's activity
+ * point, in one statement (sql/012_chat_post.sql: one round trip, one commit, seq drawn under
+ * the chat lock in input order). The group commit of src/domain/chat.ts calls it with whatever
+ * posts arrived together. Returns the seq of each message, in input order.
+ */
+export async function insertMessages(sql: Sql, ms: NewChatRow[]): Promise<number[]> {
+  // Within a group the last label a guest gave wins, as it would post by post.
+  const guests = new Map<number, string | null>();
+  for (const m of ms) if (m.guestNumber !== null) guests.set(m.guestNumber, m.guestLabel ?? guests.get(m.guestNumber) ?? null);
+  const rows = await sql.unsafe<{ id: string; seq: number }[]>(
+    `SELECT id, seq::float8 AS seq FROM chat_post($1::uuid[], $2::text[], $3::bigint[], $4::bigint[], $5::text[],
+       $6::timestamptz[], $7::bigint[], $8::text[])`,
+    [
+      ms.map((m) => m.id),
+      ms.map((m) => m.body),
+      ms.map((m) => m.authorId),
+      ms.map((m) => m.guestNumber),
+      ms.map((m) => m.guestLabel),
+      ms.map((m) => m.at.toISOString()),
+      [...guests.keys()],
+      [...guests.values()],
+    ] as never[],
+  );
+  const seqOf = new Map(rows.map((r) => [r.id, r.seq]));
+  return ms.map((m) => {
+    const seq = seqOf.get(m.id);
+    if (seq === undefined) throw new Error('chat_post lost a row');
+    return seq;
+  });
 }
 
 /** Visible messages, newest first, older than `beforeSeq` when given. */

@@ -1,6 +1,6 @@
 // Opens the SQL store: PGlite embedded (served over a unix socket from a worker thread) when no
 // DATABASE_URL is given, a real PostgreSQL otherwise. postgres.js is the one driver either way.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -9,7 +9,17 @@ import postgres, { type Sql } from 'postgres';
 export interface Store {
   sql: Sql;
   kind: 'pglite' | 'postgres';
+  /** The thread serving the embedded database (fault tests terminate it to prove the exit). */
+  worker?: Worker;
   close(): Promise<void>;
+}
+
+/** Deadlines on every database call (DECISIONS.md "Reliability promises"): a stuck lock or a slow
+ * statement is cancelled by the server, so no request and no pool connection waits for good. */
+export interface Deadlines {
+  connectTimeoutS: number;
+  statementTimeoutMs: number;
+  lockTimeoutMs: number;
 }
 
 export interface StoreOptions {
@@ -17,35 +27,63 @@ export interface StoreOptions {
   /** Use (and create) this schema: tests isolate each run in its own. */
   schema?: string | undefined;
   dataDir: string;
+  deadlines?: Deadlines | undefined;
+  /** Called once when the embedded database's worker dies on its own (the process cannot go on). */
+  onLost?: ((err: Error) => void) | undefined;
 }
 
 const quiet = { onnotice: () => {} };
 
 export async function openStore(opts: StoreOptions): Promise<Store> {
-  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.schema);
-  return openEmbedded(resolve(opts.dataDir, 'pg'));
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.schema, opts.deadlines);
+  return openEmbedded(resolve(opts.dataDir, 'pg'), opts.onLost, backupPointer(opts.dataDir));
 }
 
-async function openPostgres(url: string, schema: string | undefined): Promise<Store> {
+/** A file in DATA_DIR naming the running server's backup socket (src/store/backup.ts). */
+export const backupPointer = (dataDir: string): string => resolve(dataDir, 'backup-socket');
+
+/** Seconds before a lost connection tries again. postgres.js grows this to 20 s after repeated
+ * failures, so a database back after an outage would go unused for that long; a short, bounded
+ * wait lets the service recover within a second (DECISIONS.md "Reliability promises"). */
+export const reconnectBackoff = (attempt: number): number => Math.min(0.05 * attempt, 0.25);
+
+/** Connection options carrying the deadlines (also used by the readiness probe's own client). */
+export function deadlineOptions(d: Deadlines | undefined) {
+  if (!d) return {};
+  return {
+    connect_timeout: d.connectTimeoutS,
+    backoff: reconnectBackoff,
+    connection: {
+      statement_timeout: d.statementTimeoutMs,
+      lock_timeout: d.lockTimeoutMs,
+      // A transaction left open by a vanished client must not hold its locks for good.
+      idle_in_transaction_session_timeout: Math.max(5000, d.statementTimeoutMs * 2),
+    },
+  };
+}
+
+async function openPostgres(url: string, schema: string | undefined, deadlines: Deadlines | undefined): Promise<Store> {
   if (schema) {
-    const admin = postgres(url, { max: 1, ...quiet });
+    const admin = postgres(url, { max: 1, ...quiet, ...(deadlines ? { connect_timeout: deadlines.connectTimeoutS } : {}) });
     await admin.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema.replace(/"/g, '')}"`);
     await admin.end();
   }
+  const d = deadlineOptions(deadlines);
   const sql = postgres(url, {
     max: 10,
     ...quiet,
-    ...(schema ? { connection: { search_path: schema } } : {}),
+    ...d,
+    connection: { ...('connection' in d ? d.connection : {}), ...(schema ? { search_path: schema } : {}) },
   });
   return { sql, kind: 'postgres', close: () => sql.end({ timeout: 5 }) };
 }
 
-async function openEmbedded(dataDir: string): Promise<Store> {
+async function openEmbedded(dataDir: string, onLost: ((err: Error) => void) | undefined, pointer: string): Promise<Store> {
   mkdirSync(dataDir, { recursive: true });
   // Unix socket paths are limited to ~100 bytes, so the socket lives in a short temp dir.
   const sockDir = mkdtempSync(join(tmpdir(), 'cmn-'));
   const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), {
-    workerData: { dataDir, socketPath: join(sockDir, '.s.PGSQL.5432') },
+    workerData: { dataDir, socketPath: join(sockDir, '.s.PGSQL.5432'), backupPath: join(sockDir, 'backup') },
   });
   await new Promise<void>((ok, ko) => {
     worker.once('error', ko);
@@ -53,12 +91,25 @@ async function openEmbedded(dataDir: string): Promise<Store> {
       m.type === 'ready' ? ok() : ko(new Error(`PGlite failed to start: ${m.message}`)),
     );
   });
+  // A worker that dies on its own leaves every query waiting on a socket nobody serves: the
+  // process must end so a supervisor restarts it (DECISIONS.md "Reliability promises").
+  let closing = false;
+  const lost = (err: Error) => {
+    if (closing) return;
+    closing = true;
+    onLost?.(err);
+  };
+  worker.on('error', lost);
+  worker.on('exit', (code) => lost(new Error(`the embedded database's worker exited with code ${code}`)));
+  writeFileSync(pointer, join(sockDir, 'backup'));
   // PGlite is one database session: a single connection keeps transactions from interleaving.
   const sql = postgres({ host: sockDir, port: 5432, database: 'postgres', username: 'postgres', max: 1, ...quiet });
   return {
     sql,
     kind: 'pglite',
+    worker,
     async close() {
+      closing = true;
       await sql.end({ timeout: 5 });
       await new Promise<void>((ok) => {
         const timer = setTimeout(ok, 5000);
@@ -71,6 +122,7 @@ async function openEmbedded(dataDir: string): Promise<Store> {
         worker.postMessage({ type: 'stop' });
       });
       await worker.terminate();
+      rmSync(pointer, { force: true });
       rmSync(sockDir, { recursive: true, force: true });
     },
   };

@@ -1,6 +1,6 @@
 // SQL for treasury deposits (sql/007_treasury.sql). Amounts travel as numeric text (exact).
 import type { Sql } from 'postgres';
-import type { Asset } from '../domain/amounts.js';
+import type { Asset } from './assets.js';
 import type { Tx } from './ledger.js';
 
 export interface DepositRow {

@@ -1,6 +1,6 @@
 // SQL for funding goals and campaigns (sql/007_treasury.sql).
 import type { Sql } from 'postgres';
-import type { Asset } from '../domain/amounts.js';
+import type { Asset } from './assets.js';
 import type { Tx } from './ledger.js';
 
 export interface GoalRow {

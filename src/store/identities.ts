@@ -107,9 +107,19 @@ export async function ensureGuest(tx: Tx, guestNumber: number, label: string | n
 }
 
 /** Carries a guest's activity over to the new identity and ends the guest (DECISIONS.md). */
-export async function mergeGuest(tx: Tx, guestNumber: number, identityId: number, at: Date): Promise<void> {
-  await tx`INSERT INTO guests (number, merged_into, ended_at) VALUES (${guestNumber}, ${identityId}, ${at})
-           ON CONFLICT (number) DO UPDATE SET merged_into = EXCLUDED.merged_into, ended_at = EXCLUDED.ended_at`;
+/**
+ * Ends a guest and moves its messages and points to the identity, once: the guest row is claimed
+ * only while it is not ended, so of registrations racing with one guest token exactly one carries
+ * its activity over (the row lock makes the others see it ended). Returns whether this one did.
+ */
+export async function mergeGuest(tx: Tx, guestNumber: number, identityId: number, at: Date): Promise<boolean> {
+  const claimed = await tx`INSERT INTO guests (number, merged_into, ended_at) VALUES (${guestNumber}, ${identityId}, ${at})
+           ON CONFLICT (number) DO UPDATE SET merged_into = EXCLUDED.merged_into, ended_at = EXCLUDED.ended_at
+           WHERE guests.ended_at IS NULL
+           RETURNING number`;
+  if (claimed.length === 0) return false;
+  await tx`UPDATE identities SET guest_number = ${guestNumber} WHERE id = ${identityId}`;
   await tx`UPDATE chat_messages SET author_id = ${identityId} WHERE guest_number = ${guestNumber} AND author_id IS NULL`;
   await tx`UPDATE point_events SET identity_id = ${identityId} WHERE guest_number = ${guestNumber} AND identity_id IS NULL`;
+  return true;
 }

@@ -1,5 +1,8 @@
 // Numbered migrations from sql/, applied in order inside transactions and recorded in
-// schema_migrations; running them again is a no-op (issue 2).
+// schema_migrations; running them again is a no-op. Migrations only move forward: a database that
+// records a version this build does not have was migrated by a newer node, and this node refuses
+// to start on it rather than write into a schema it does not know (docs/operations.md, upgrades;
+// DESIGN.md "Shape": migrations as numbered files).
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Sql } from 'postgres';
@@ -23,11 +26,17 @@ export function listMigrations(dir = SQL_DIR): Migration[] {
 export async function migrate(sql: Sql, dir = SQL_DIR): Promise<number[]> {
   const applied: number[] = [];
   await sql.begin(async (tx) => {
+    // Migrations (and waiting for another node's) may take longer than a request's deadlines.
+    await tx`SET LOCAL statement_timeout = 0`;
+    await tx`SET LOCAL lock_timeout = 0`;
     await tx`SELECT pg_advisory_xact_lock(7262011)`;
     await tx`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`;
-    const done = new Set((await tx<{ version: number }[]>`SELECT version FROM schema_migrations`).map((r) => r.version));
-    for (const m of listMigrations(dir)) {
+    const rows = await tx<{ version: number; name: string }[]>`SELECT version, name FROM schema_migrations ORDER BY version`;
+    const known = listMigrations(dir);
+    refuseUnknown(rows, known);
+    const done = new Set(rows.map((r) => r.version));
+    for (const m of known) {
       if (done.has(m.version)) continue;
       await tx.unsafe(m.text);
       await tx`INSERT INTO schema_migrations (version, name) VALUES (${m.version}, ${m.name})`;
@@ -35,6 +44,23 @@ export async function migrate(sql: Sql, dir = SQL_DIR): Promise<number[]> {
     }
   });
   return applied;
+}
+
+/** Thrown when the database was migrated past what this build knows; nothing is written. */
+export class SchemaTooNewError extends Error {
+  override name = 'SchemaTooNewError';
+}
+
+function refuseUnknown(rows: { version: number; name: string }[], known: Migration[]): void {
+  const names = new Map(known.map((m) => [m.version, m.name]));
+  const unknown = rows.filter((r) => names.get(r.version) !== r.name);
+  if (unknown.length === 0) return;
+  const newest = known.at(-1)?.name ?? 'none';
+  throw new SchemaTooNewError(
+    `database schema has migrations this build does not know (${unknown.map((r) => r.name).join(', ')}); ` +
+      `this build knows up to ${newest}. A newer version of the service migrated this database: ` +
+      'run that version (or newer) here; migrations only move forward and are never undone.',
+  );
 }
 
 /** True when every migration file has been applied (the /readyz check). */

@@ -1,4 +1,4 @@
-// SQL for the operator's side of reports (issue 11): the safety-report queue and its resolution,
+// SQL for the operator's side of reports (DECISIONS.md "Operator"): the safety-report queue and its resolution,
 // and the bug reports whose points the operator may revoke (sql/005, sql/011).
 import type { Tx } from './ledger.js';
 

@@ -2,7 +2,13 @@
 // rolled the attempt back, so running it again is safe. A retry is never surfaced as a 500; if
 // every attempt loses, the caller gets 503 UNAVAILABLE (nothing was written).
 import type { Sql, TransactionSql } from 'postgres';
-import { CommonsError } from '../domain/errors.js';
+
+/** Every attempt lost; the transports answer 503 UNAVAILABLE with Retry-After (envelope.ts). */
+export class RetriesExhausted extends Error {
+  constructor() {
+    super('the database kept refusing a conflicting write; nothing was written');
+  }
+}
 
 const RETRYABLE = new Set(['40001', '40P01']);
 export const pgCode = (err: unknown): string | undefined => (err as { code?: string } | null)?.code;
@@ -14,7 +20,7 @@ export async function txWithRetry<T>(sql: Sql, fn: (tx: TransactionSql) => Promi
     } catch (err) {
       if (!RETRYABLE.has(pgCode(err) ?? '')) throw err;
       if (i >= attempts) {
-        throw new CommonsError('UNAVAILABLE', 'the database kept refusing a conflicting write; nothing was written', { retryAfterS: 1 });
+        throw new RetriesExhausted();
       }
       await new Promise((ok) => setTimeout(ok, Math.random() * 10 * i));
     }

@@ -2,10 +2,11 @@
 // rate limit, credential resolution, schemas and handler, so a tool answers exactly the data the
 // REST operation answers and refuses exactly what it refuses (DECISIONS.md "Tool protocols").
 import { randomUUID } from 'node:crypto';
-import type { CommonsError } from '../domain/errors.js';
+import { CommonsError } from '../domain/errors.js';
 import type { GuestIssuer } from '../domain/guests.js';
 import type { Ctx } from '../domain/ports.js';
 import { resolveCaller } from './http/auth.js';
+import { clientAddress } from './http/client-ip.js';
 import { toCommonsError } from './http/envelope.js';
 import type { RateLimits } from './http/limits.js';
 import { validate } from './http/pipeline.js';
@@ -49,11 +50,18 @@ export function routeOf(router: Router, op: string): AnyRoute {
 export async function perform(deps: ActionDeps, call: RestCall, who: CallerInfo): Promise<Outcome> {
   const { ctx } = deps;
   const route = routeOf(deps.router, call.op);
+  who = { ...who, ip: clientAddress(ctx.config.trustProxy, who.ip, who.headers['x-forwarded-for']) };
   let issued: { number: string; token: string } | undefined;
   try {
     if (deps.limits) await deps.limits.enforce({ method: route.method, path: route.path, headers: who.headers, ip: who.ip }, route, {});
-    const resolved = await resolveCaller(ctx, deps.guests, who.headers, route.auth, route.method !== 'GET');
+    const resolved = await resolveCaller(ctx, deps.guests, who.headers, route.auth).catch(async (err: unknown) => {
+      if (err instanceof CommonsError && err.code === 'UNAUTHORIZED') {
+        await deps.limits?.countFailedToken({ method: route.method, path: route.path, headers: who.headers, ip: who.ip });
+      }
+      throw err;
+    });
     issued = resolved.issued;
+    if (resolved.caller.kind === 'member') deps.limits?.markVerified(who.headers);
     if (route.precheck) await route.precheck(call.body, ctx);
     const req: Req = {
       method: route.method,

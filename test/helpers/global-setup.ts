@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { openStore } from '../../src/store/db.js';
 import { migrate, SQL_DIR } from '../../src/store/migrate.js';
@@ -34,5 +35,17 @@ export default async function setup(): Promise<void> {
     const sql = postgres(url, { max: 1, connect_timeout: 5, onnotice: () => {} });
     await sql`SELECT 1`;
     await sql.end();
+  }
+  const redisUrl = process.env.REDIS_URL;
+  if (redisUrl) {
+    // Fails the run before any test when the configured Redis does not answer PONG.
+    const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 5000, retryStrategy: () => null });
+    try {
+      await redis.connect();
+      const pong = await redis.ping();
+      if (pong !== 'PONG') throw new Error(`Redis at REDIS_URL answered ${pong} to PING`);
+    } finally {
+      redis.disconnect();
+    }
   }
 }

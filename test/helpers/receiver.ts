@@ -54,12 +54,3 @@ export async function startReceiver(respond: Receiver['respond'] = () => 200): P
   };
   return r;
 }
-
-/** Polls until `check` is true (real time), failing after `ms`. */
-export async function waitFor(check: () => boolean | Promise<boolean>, ms = 10_000, what = 'condition'): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((ok) => setTimeout(ok, 20));
-  }
-}

@@ -9,6 +9,7 @@ import { type App, startApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/domain/ports.js';
 import type { Logger } from '../../src/log.js';
+import { serviceOrigins } from './contract-gate.js';
 import { templateDir } from './global-setup.js';
 
 export interface TestServer {
@@ -64,6 +65,7 @@ export async function startTestServer(
   if (backend === 'postgres') config.databaseSchema = opts.schema ?? `t_${randomBytes(6).toString('hex')}`;
   const app = await startApp({ config, ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.log ? { log: opts.log } : {}) });
   const url = app.url;
+  serviceOrigins.add(new URL(url).origin);
   return {
     app,
     url,
@@ -91,6 +93,7 @@ export async function call(base: string, method: string, path: string, o: CallOp
     body = JSON.stringify(o.body);
     headers['content-type'] ??= 'application/json';
   }
+  serviceOrigins.add(new URL(base).origin);
   const res = await fetch(base + path, { method, headers, body });
   const text = await res.text();
   let json: unknown = null;

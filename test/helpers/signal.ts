@@ -10,7 +10,7 @@ export async function emitNext(s: TestServer, clock: TestClock): Promise<SignalE
   clock.advance(s.config.signalIntervalS * 1000);
   const slot = slotOf(s.app.ctx, clock.now());
   for (let i = 0; i < 5; i++) {
-    const r = await schedulerOf(s.app.ctx).tick();
+    const r = await schedulerOf(s.app).tick();
     expect(r.role).toBe('leader');
     // A tick already in flight when the clock moved emits the previous slot: keep ticking.
     if (r.emission && slotOf(s.app.ctx, new Date(r.emission.entry.emitted_at)) === slot) return r.emission.entry;
@@ -18,7 +18,7 @@ export async function emitNext(s: TestServer, clock: TestClock): Promise<SignalE
       SELECT id, emitted_at, payload FROM signal_emissions WHERE slot = ${slot}`;
     if (row) {
       // Emitted by the timer's tick: wait for that tick to finish handing it to the deliverers.
-      await schedulerOf(s.app.ctx).tick();
+      await schedulerOf(s.app).tick();
       return { id: row.id, emitted_at: row.emitted_at.toISOString(), payload: row.payload };
     }
   }

@@ -2,10 +2,35 @@
 // interface for 1.0 and one for 0.3.0, plus the top-level url / protocolVersion /
 // preferredTransport that 0.3 clients read. Skills mirror the MCP tools.
 import type { AgentCard } from '@a2a-js/sdk';
+import { z } from 'zod';
 import { VERSIONS } from '../../domain/documents.js';
 
 export const A2A_PATH = '/a2a';
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
+/** Where A2A clients before 0.3 look for the card (DECISIONS.md "Protocol specifics"). */
+export const LEGACY_AGENT_CARD_PATH = '/.well-known/agent.json';
+
+const Interface = z.object({ url: z.string(), protocolBinding: z.literal('JSONRPC'), protocolVersion: z.string() });
+
+/** The served card; agentCardJson's return type is inferred from it, so the document cannot drift. */
+export const AgentCardSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  version: z.string(),
+  supportedInterfaces: z.array(Interface),
+  url: z.string().describe('for 0.3 clients'),
+  protocolVersion: z.string().describe('for 0.3 clients'),
+  preferredTransport: z.string().describe('for 0.3 clients'),
+  provider: z.object({ organization: z.string(), url: z.string() }),
+  documentationUrl: z.string(),
+  capabilities: z.object({ streaming: z.boolean(), pushNotifications: z.boolean() }),
+  securitySchemes: z.record(z.string(), z.object({ httpAuthSecurityScheme: z.object({ scheme: z.string(), description: z.string() }) })),
+  defaultInputModes: z.array(z.string()),
+  defaultOutputModes: z.array(z.string()),
+  skills: z.array(
+    z.object({ id: z.string(), name: z.string(), description: z.string(), tags: z.array(z.string()), examples: z.array(z.string()) }),
+  ),
+});
 
 export const SKILLS = [
   {
@@ -46,7 +71,7 @@ export const SKILLS = [
 export type SkillId = (typeof SKILLS)[number]['id'];
 
 /** The card as served (JSON). */
-export function agentCardJson(base: string) {
+export function agentCardJson(base: string): z.output<typeof AgentCardSchema> {
   const url = `${base}${A2A_PATH}`;
   return {
     name: 'Commons',

@@ -51,11 +51,13 @@ async function handleA2a(h: Handlers, request: Request, info: WebInfo): Promise<
     });
   }
   const text = await request.text();
-  let body: unknown = text;
+  let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    // Left as text: the SDK handler answers the JSON-RPC parse error itself.
+    // JSON-RPC 2.0: a body that is not JSON is a parse error, -32700 (handed on as a string, the
+    // SDK answered -32600 invalid request).
+    return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'the body is not valid JSON' } });
   }
   const method = body && typeof body === 'object' ? (body as { method?: unknown }).method : undefined;
   // 0.3 method names are paths (message/send); 1.0 names are PascalCase (SendMessage).

@@ -89,6 +89,11 @@ export class RedisBus implements Bus {
     this.local.deliver({ topic: w.t, id: w.i, data: w.d });
   }
 
+  /** Both connections answer (the readiness report names Redis as degraded otherwise). */
+  get connected(): boolean {
+    return this.pub.status === 'ready' && this.sub.status === 'ready';
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

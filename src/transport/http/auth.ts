@@ -4,6 +4,7 @@ import { fail } from '../../domain/errors.js';
 import { type GuestIssuer, resolveGuestToken } from '../../domain/guests.js';
 import { resolveMemberToken } from '../../domain/identity.js';
 import type { Ctx } from '../../domain/ports.js';
+import { memberForRead } from '../../domain/token-cache.js';
 import { GUEST_PREFIX, MEMBER_PREFIX, safeEqual } from '../../domain/tokens.js';
 import type { AuthMode } from './route.js';
 
@@ -13,6 +14,11 @@ export interface Resolved {
   issued?: { number: string; token: string };
 }
 
+const STALE_GUEST_NEXT = { method: 'POST', path: '/api/v1/ai/register', doc: 'register for a permanent identity, or call without a token' };
+
+const isOperatorToken = (ctx: Ctx, token: string): boolean =>
+  Boolean(ctx.config.operatorToken) && safeEqual(token, ctx.config.operatorToken as string);
+
 export function bearerOf(headers: Record<string, string>): string | null {
   const h = headers.authorization;
   if (!h) return null;
@@ -20,12 +26,14 @@ export function bearerOf(headers: Record<string, string>): string | null {
   return m ? (m[1] as string) : null;
 }
 
+/** `read`: a GET on an open route, which may take the cached token resolution (src/domain/token-cache.ts);
+ * writes and member routes always ask the database. */
 export async function resolveCaller(
   ctx: Ctx,
   guests: GuestIssuer,
   headers: Record<string, string>,
   mode: AuthMode,
-  isWrite: boolean,
+  read = false,
 ): Promise<Resolved> {
   const bearer = bearerOf(headers);
   if (mode === 'operator') {
@@ -36,16 +44,22 @@ export async function resolveCaller(
   }
   const token = bearer ?? headers['x-commons-guest-token'] ?? null;
   let caller: Caller = { kind: 'anonymous' };
+  // A credential that is presented but unknown, revoked or expired answers 401 on every route,
+  // also where one is optional, so an agent learns its token is dead (DECISIONS.md "Reliability
+  // promises"); only a request without credentials becomes a new guest.
   if (token?.startsWith(MEMBER_PREFIX)) {
-    const member = await resolveMemberToken(ctx, token);
-    if (member) caller = { kind: 'member', member };
-    // A stale member token on a read is ignored; on a write or a member route it is refused.
-    else if (isWrite || mode === 'member') fail('UNAUTHORIZED', 'this token is unknown, revoked or rotated away');
+    const member = read && mode === 'none' ? await memberForRead(ctx, token) : await resolveMemberToken(ctx, token);
+    if (!member) fail('UNAUTHORIZED', 'this token is unknown, revoked or rotated away; recover the identity with its key');
+    caller = { kind: 'member', member: member as NonNullable<typeof member> };
   } else if (token?.startsWith(GUEST_PREFIX)) {
     const guestNumber = await resolveGuestToken(ctx, token);
-    if (guestNumber !== null) caller = { kind: 'guest', guestNumber };
-  } else if (token && mode === 'member') {
-    fail('UNAUTHORIZED', 'unrecognised token');
+    if (guestNumber === null)
+      fail('UNAUTHORIZED', 'this guest token is unknown or expired; send no token for a new guest', { next: STALE_GUEST_NEXT });
+    caller = { kind: 'guest', guestNumber: guestNumber as number };
+  } else if (token && (mode === 'member' || !isOperatorToken(ctx, token))) {
+    // The operator token is a known credential where anyone may call (/metrics reads it;
+    // DECISIONS.md "Operator"), never a member's.
+    fail('UNAUTHORIZED', 'unrecognised token: member tokens start with cmn_, guest tokens with cmg_');
   }
   if (mode === 'member' && caller.kind !== 'member') {
     fail('REGISTRATION_REQUIRED', 'this operation is open to registered identities only; register first');

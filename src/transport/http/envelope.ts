@@ -1,6 +1,5 @@
 // The response envelope and the mapping of error codes to HTTP statuses (DECISIONS.md).
-import type { ErrorCode } from '../../domain/errors.js';
-import { CommonsError } from '../../domain/errors.js';
+import type { CommonsError, ErrorCode } from '../../domain/errors.js';
 
 export const STATUS_OF: Record<ErrorCode, number> = {
   VALIDATION_FAILED: 400,
@@ -14,6 +13,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  UPGRADE_REQUIRED: 426,
   INVALID_STATE: 409,
   DEPOSIT_EXISTS: 409,
   INSUFFICIENT_CREDITS: 409,
@@ -39,6 +39,7 @@ export const STATUS_TEXT: Record<number, string> = {
   409: '409 Conflict',
   413: '413 Payload Too Large',
   415: '415 Unsupported Media Type',
+  426: '426 Upgrade Required',
   429: '429 Too Many Requests',
   431: '431 Request Header Fields Too Large',
   500: '500 Internal Server Error',
@@ -61,12 +62,5 @@ export function errorBody(err: CommonsError, requestId: string): string {
   return JSON.stringify(body);
 }
 
-/** Any thrown value as a CommonsError; unknown faults become INTERNAL without details. */
-export function toCommonsError(err: unknown): CommonsError {
-  if (err instanceof CommonsError) return err;
-  const pgCode = (err as { code?: unknown } | null)?.code;
-  if (pgCode === 'ECONNREFUSED' || pgCode === 'CONNECTION_CLOSED' || pgCode === 'CONNECT_TIMEOUT' || pgCode === '57P01') {
-    return new CommonsError('UNAVAILABLE', 'a dependency is unavailable; nothing was written');
-  }
-  return new CommonsError('INTERNAL', 'an unexpected fault; it was logged with the request id');
-}
+/** Any thrown value as a CommonsError (the mapping lives in the domain, which knows the store's faults). */
+export { toCommonsError } from '../../domain/errors.js';

@@ -16,7 +16,7 @@ import type { AnyRoute, LimitClass } from './route.js';
 
 export type { LimitClass };
 
-export const POLICY_NAMES = ['chat_guest', 'chat_ip', 'register', 'recover', 'write', 'write_ip', 'read'] as const;
+export const POLICY_NAMES = ['chat_guest', 'chat_ip', 'register', 'recover', 'write', 'write_ip', 'read', 'bad_token_ip'] as const;
 export type PolicyName = (typeof POLICY_NAMES)[number];
 
 export interface Policy {
@@ -33,23 +33,13 @@ export const DEFAULT_POLICIES: Record<PolicyName, Policy> = {
   write: { points: 60, durationS: 60 },
   write_ip: { points: 60, durationS: 60 },
   read: { points: 600, durationS: 60 },
+  bad_token_ip: { points: 20, durationS: 60 },
 };
 
-/** Routes whose class is not the one derived from method and credentials. Keyed by path, so a
- * route is covered from the moment it is registered (POST /api/v1/chat lands with issue 3). */
-export const LIMIT_BY_PATH: Record<string, LimitClass> = {
-  'POST /api/v1/chat': 'chat',
-  'POST /api/v1/ai/register': 'register',
-  'POST /api/v1/ai/recover/challenge': 'recover',
-  'POST /api/v1/ai/recover': 'recover',
-  'GET /healthz': 'none',
-  'GET /readyz': 'none',
-  'GET /metrics': 'none',
-};
-
-export function classify(method: string, path: string, route: AnyRoute | undefined): LimitClass {
+export function classify(method: string, route: AnyRoute | undefined): LimitClass {
   if (method === 'OPTIONS') return 'none';
-  return route?.limit ?? LIMIT_BY_PATH[`${method} ${route?.path ?? path}`] ?? (method === 'GET' || method === 'HEAD' ? 'read' : 'write');
+  // The class is declared on the route where it differs (chat, register, recover, none).
+  return route?.limit ?? (method === 'GET' || method === 'HEAD' ? 'read' : 'write');
 }
 
 /** "chat_guest=6/60,register=10/3600": points per window in seconds, per policy. */
@@ -97,12 +87,20 @@ export interface LimitRequest {
 /** Who is counted: a member token's key (tokenKey), a guest number, and the address. */
 export interface LimitSubject {
   member: string | null;
+  /** False for a member token this node has not yet seen valid (see `refuseUnverified`). Absent
+   * means verified (a stream session holds a key only after `auth`). */
+  verified?: boolean;
   guest: number | null;
   ip: string;
 }
 
+/** How many verified token keys a node remembers (oldest forgotten first; a forgotten token is
+ * counted against its address once more, then remembered again). */
+const VERIFIED_KEYS = 100_000;
+
 export class RateLimits {
   private readonly limiters = new Map<PolicyName, Limiter>();
+  private readonly verifiedKeys = new Set<string>();
 
   constructor(
     private readonly ctx: Ctx,
@@ -135,13 +133,24 @@ export class RateLimits {
     // The operator is not limited; a wrong operator token is (it is counted like any other caller).
     if (operator && bearer && safeEqual(bearer, operator)) return 'operator';
     const member = bearer?.startsWith(MEMBER_PREFIX) ? tokenKey(bearer) : null;
+    const verified = member !== null && this.verifiedKeys.has(member);
     // Guests are told apart only for chat; other classes never verify a guest token.
     const guestToken = cls === 'chat' ? (bearer ?? req.headers['x-commons-guest-token']) : undefined;
     const guest = guestToken?.startsWith(GUEST_PREFIX)
       ? verifyGuestToken(this.ctx.secret, guestToken, Math.floor(this.ctx.clock.now().getTime() / 1000))
       : null;
     // A caller without a valid guest token is a new guest on every request: only its IP counts.
-    return { member, guest: guest?.guestNumber ?? null, ip: req.ip };
+    return { member, verified, guest: guest?.guestNumber ?? null, ip: req.ip };
+  }
+
+  /** The pipeline found this request's member token valid: from now on it counts only as itself. */
+  markVerified(headers: Record<string, string>): void {
+    const bearer = bearerOf(headers);
+    if (!bearer?.startsWith(MEMBER_PREFIX)) return;
+    const key = tokenKey(bearer);
+    if (this.verifiedKeys.has(key)) return;
+    if (this.verifiedKeys.size >= VERIFIED_KEYS) this.verifiedKeys.delete(this.verifiedKeys.values().next().value as string);
+    this.verifiedKeys.add(key);
   }
 
   /** The (policy, key) pairs one request or op of class `cls` counts against. */
@@ -170,11 +179,33 @@ export class RateLimits {
 
   /** Counts the request; sets the headers; throws RATE_LIMITED when any of its limits is spent. */
   async enforce(req: LimitRequest, route: AnyRoute | undefined, headers: Record<string, string>): Promise<void> {
-    const cls = classify(req.method, req.path, route);
+    const cls = classify(req.method, route);
     if (cls === 'none') return;
     const who = this.subjectOf(req, cls);
     if (who === 'operator') return;
+    await this.refuseUnverified(who);
     await this.consume(cls, who, headers);
+  }
+
+  /**
+   * Unverified tokens count against the address (DECISIONS.md "Reliability promises"): a member
+   * token that fails verification spends a point of its address's `bad_token_ip` budget
+   * (`countFailedToken`), and once that budget is spent, tokens not yet seen valid from that
+   * address are refused before any database lookup. Random `cmn_` tokens thus get no bucket of
+   * their own; a valid token, once seen, counts only as itself.
+   */
+  private async refuseUnverified(who: LimitSubject): Promise<void> {
+    if (!who.member || who.verified !== false) return;
+    const res = await (this.limiters.get('bad_token_ip') as Limiter).get(ipKey(who.ip)).catch(() => null);
+    if (!res || res.consumedPoints < this.policies.bad_token_ip.points) return;
+    const retry = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+    throw new CommonsError('RATE_LIMITED', `too many unknown tokens from this address; wait ${retry} s`, { retryAfterS: retry });
+  }
+
+  /** A presented member token was unknown, revoked or expired: it counts against its address. */
+  async countFailedToken(req: LimitRequest): Promise<void> {
+    if (!bearerOf(req.headers)?.startsWith(MEMBER_PREFIX)) return;
+    await (this.limiters.get('bad_token_ip') as Limiter).consume(ipKey(req.ip)).catch(() => {});
   }
 
   /**

@@ -94,6 +94,19 @@ export class PromMetrics implements Metrics {
     });
   }
 
+  /** commons_dependency_up{part}: 1 when the part answers; a degraded Redis shows here and in /readyz. */
+  trackDependencies(parts: () => Record<string, boolean>): void {
+    new Gauge({
+      name: 'commons_dependency_up',
+      help: 'Whether each dependency answers this node (database, redis)',
+      labelNames: ['part'],
+      registers: [this.registry],
+      collect() {
+        for (const [part, up] of Object.entries(parts())) this.set({ part }, up ? 1 : 0);
+      },
+    });
+  }
+
   observeRequest(method: string, route: string, status: number, seconds: number): void {
     this.requests.inc({ method, route, status: String(status) });
     this.latency.observe({ method, route }, seconds);

@@ -26,7 +26,8 @@ function strip(s: Json): Json {
   return rest;
 }
 
-const toOpenApiPath = (p: string): string => p.replace(/:([a-z_]+)/g, '{$1}');
+/** Route paths are written as OpenAPI paths already ({name} parameters). */
+const toOpenApiPath = (p: string): string => p;
 
 function parameters(r: AnyRoute): Json[] {
   const out: Json[] = [];
@@ -53,51 +54,59 @@ function parameters(r: AnyRoute): Json[] {
 function errorCodes(r: AnyRoute): ErrorCode[] {
   const codes = new Set<ErrorCode>([...(r.errors ?? []), ...COMMON_ERRORS]);
   if (r.body || r.query || r.params) codes.add('VALIDATION_FAILED');
-  if (r.auth === 'member') {
-    codes.add('REGISTRATION_REQUIRED');
-    codes.add('UNAUTHORIZED');
-  }
-  if (r.auth === 'operator') codes.add('UNAUTHORIZED');
+  // A presented but dead credential is refused on every route (DECISIONS.md "Reliability promises").
+  codes.add('UNAUTHORIZED');
+  if (r.auth === 'member') codes.add('REGISTRATION_REQUIRED');
   return [...codes];
 }
 
 function responses(r: AnyRoute): Json {
   const success = r.response ? strip(outputSchemaOf(r.response)) : {};
-  const out: Json = {
-    '200': {
-      description: 'success',
-      headers: {
-        'X-Commons-Guest': { description: 'temporary number, on a request without credentials', schema: { type: 'string' } },
-        'X-Commons-Guest-Token': { description: 'temporary token, on a request without credentials', schema: { type: 'string' } },
-      },
-      content: r.produces
-        ? { [r.produces]: { schema: success } }
-        : r.raw
-          ? { 'application/json': { schema: success } }
-          : {
-              'application/json': {
-                schema: {
-                  allOf: [{ $ref: '#/components/schemas/Envelope' }, { type: 'object', properties: { data: success } }],
+  const out: Json = r.switchesTo
+    ? { '101': { description: `switches to ${r.switchesTo}; the protocol is described in /api/asyncapi.json` } }
+    : {
+        '200': {
+          description: 'success',
+          headers: {
+            'X-Commons-Guest': { description: 'temporary number, on a request without credentials', schema: { type: 'string' } },
+            'X-Commons-Guest-Token': { description: 'temporary token, on a request without credentials', schema: { type: 'string' } },
+          },
+          content: r.produces
+            ? { [r.produces]: { schema: success } }
+            : r.raw
+              ? { 'application/json': { schema: success } }
+              : {
+                  'application/json': {
+                    schema: {
+                      allOf: [{ $ref: '#/components/schemas/Envelope' }, { type: 'object', properties: { data: success } }],
+                    },
+                  },
                 },
-              },
-            },
-    },
-  };
+        },
+      };
+  // The pipeline gives every raw GET document and every page an ETag, and answers 304 to a
+  // matching If-None-Match (src/transport/http/pipeline.ts).
+  if (r.method === 'GET' && (r.raw || r.etag) && !r.switchesTo) {
+    out['304'] = { description: 'Not Modified: the If-None-Match ETag is current' };
+  }
+  const json = (out['200'] as { content?: Json } | undefined)?.content;
+  for (const [status, s] of Object.entries(r.statuses ?? {}))
+    out[status] = { description: s.description, ...(s.body && json ? { content: json } : {}) };
   const byStatus = new Map<number, ErrorCode[]>();
   for (const c of errorCodes(r)) byStatus.set(STATUS_OF[c], [...(byStatus.get(STATUS_OF[c]) ?? []), c]);
   for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    const error: Json = {
+      allOf: [
+        { $ref: '#/components/schemas/ErrorEnvelope' },
+        { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: codes } } } } },
+      ],
+    };
+    // A status the route also answers with its own document (readiness 503) takes either body.
+    const own = (out[String(status)] as { description: string; content?: Record<string, { schema: Json }> } | undefined) ?? undefined;
+    const ownSchema = own?.content?.['application/json']?.schema;
     out[String(status)] = {
-      description: codes.join(', '),
-      content: {
-        'application/json': {
-          schema: {
-            allOf: [
-              { $ref: '#/components/schemas/ErrorEnvelope' },
-              { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: codes } } } } },
-            ],
-          },
-        },
-      },
+      description: own ? `${own.description}; or ${codes.join(', ')}` : codes.join(', '),
+      content: { 'application/json': { schema: ownSchema ? { anyOf: [ownSchema, error] } : error } },
     };
   }
   return out;

@@ -8,9 +8,12 @@ import type { GuestIssuer } from '../../domain/guests.js';
 import { countDbError } from '../../domain/metrics.js';
 import type { Ctx } from '../../domain/ports.js';
 import { resolveCaller } from './auth.js';
+import { clientAddress } from './client-ip.js';
+import { withDeadline } from './deadline.js';
 import { errorBody, STATUS_OF, successBody, toCommonsError } from './envelope.js';
 import type { RateLimits } from './limits.js';
 import type { PromMetrics } from './metrics.js';
+import { EtagMemo, etagMatches, pageBody } from './pages.js';
 import type { AnyRoute, Method, Req } from './route.js';
 import type { Router } from './router.js';
 
@@ -30,6 +33,8 @@ export interface RawResponse {
   status: number;
   headers: Record<string, string>;
   body: string | Buffer;
+  /** When set, written after the headers chunk by chunk instead of `body` (src/transport/http/uws.ts). */
+  stream?: AsyncIterable<string>;
 }
 
 const CORS: Record<string, string> = {
@@ -50,18 +55,20 @@ const KNOWN_METHODS = new Set(['GET', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PUT'
 export function createPipeline(ctx: Ctx, router: Router, guests: GuestIssuer, opts: PipelineOptions = {}) {
   const inner = createHandler(ctx, router, guests, opts.limits);
   const metrics = opts.metrics;
-  if (!metrics) return async (raw: RawRequest): Promise<RawResponse> => (await inner(raw)).out;
-  return async function handle(raw: RawRequest): Promise<RawResponse> {
+  const deadline = (h: (raw: RawRequest) => Promise<RawResponse>) => withDeadline(h, ctx.config.requestDeadlineMs, ctx.health);
+  if (!metrics) return deadline(async (raw: RawRequest): Promise<RawResponse> => (await inner(raw)).out);
+  return deadline(async function handle(raw: RawRequest): Promise<RawResponse> {
     const started = process.hrtime.bigint();
     const { out, route } = await inner(raw);
     // Route patterns, never raw paths, keep the label set bounded.
     const method = KNOWN_METHODS.has(raw.method) ? raw.method : 'OTHER';
     metrics.observeRequest(method, route?.path ?? 'unmatched', out.status, Number(process.hrtime.bigint() - started) / 1e9);
     return out;
-  };
+  });
 }
 
 function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: RateLimits | undefined) {
+  const etags = new EtagMemo();
   return async function handle(raw: RawRequest): Promise<{ out: RawResponse; route?: AnyRoute }> {
     const requestId = randomUUID();
     const headers: Record<string, string> = { ...CORS, 'x-request-id': requestId };
@@ -79,8 +86,10 @@ function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: Ra
       return { out };
     }
     let found: AnyRoute | undefined;
+    raw.ip = clientAddress(ctx.config.trustProxy, raw.ip, raw.headers['x-forwarded-for']);
     try {
-      const m = router.match(raw.method, raw.path);
+      // HEAD is GET without the body (RFC 9110 9.3.2); uws.ts leaves the body out.
+      const m = router.match(raw.method === 'HEAD' ? 'GET' : raw.method, raw.path);
       found = m.kind === 'found' ? m.route : undefined;
       // The one place rate limits are applied (DECISIONS.md "Rate limits").
       if (limits) await limits.enforce(raw, found, headers);
@@ -90,9 +99,13 @@ function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: Ra
         throw new CommonsError('METHOD_NOT_ALLOWED', `${raw.method} is not allowed on ${raw.path}; allowed: ${headers.allow}`);
       }
       const r = m.route;
-      const isWrite = raw.method !== 'GET';
       const json = r.body ? parseBody(raw) : undefined;
-      const { caller, issued } = await resolveCaller(ctx, guests, raw.headers, r.auth, isWrite);
+      const read = raw.method === 'GET' || raw.method === 'HEAD';
+      const { caller, issued } = await resolveCaller(ctx, guests, raw.headers, r.auth, read).catch(async (err: unknown) => {
+        if (err instanceof CommonsError && err.code === 'UNAUTHORIZED') await limits?.countFailedToken(raw);
+        throw err;
+      });
+      if (caller.kind === 'member') limits?.markVerified(raw.headers);
       if (issued) {
         headers['x-commons-guest'] = issued.number;
         headers['x-commons-guest-token'] = issued.token;
@@ -111,9 +124,28 @@ function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: Ra
       };
       const result = await r.handler(req, ctx);
       Object.assign(headers, result.headers);
+      if ('page' in result) {
+        // Revalidate on every use: the page changes with the next write (no-cache, not no-store).
+        headers.etag = result.page.etag;
+        headers['cache-control'] ??= 'no-cache';
+        if (etagMatches(raw.headers['if-none-match'], result.page.etag)) return { out: { status: 304, headers, body: '' }, route: r };
+        headers['content-type'] = JSON_TYPE;
+        return { out: { status: 200, headers, body: pageBody(result.page) }, route: r };
+      }
       if ('raw' in result) {
+        const status = result.status ?? 200;
+        // Documents: a strong ETag over their bytes, and 304 when the client has them.
+        if (raw.method === 'GET' && status === 200 && !headers.etag) {
+          headers.etag = etags.of(r.path, result.raw);
+          if (etagMatches(raw.headers['if-none-match'], headers.etag)) return { out: { status: 304, headers, body: '' }, route: r };
+        }
         headers['content-type'] = result.contentType;
-        return { out: { status: result.status ?? 200, headers, body: result.raw }, route: r };
+        return { out: { status, headers, body: result.raw }, route: r };
+      }
+      if ('stream' in result) {
+        headers['content-type'] = result.contentType;
+        headers['cache-control'] ??= 'no-store';
+        return { out: { status: result.status ?? 200, headers, body: '', stream: result.stream }, route: r };
       }
       headers['content-type'] = JSON_TYPE;
       headers['cache-control'] ??= 'no-store';
@@ -122,10 +154,12 @@ function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: Ra
       const e = toCommonsError(err);
       const status = STATUS_OF[e.code];
       countDbError(ctx.metrics, err);
-      // The log names the fault and the request id, never a stack trace or a credential (issue 10).
+      // The log names the fault and the request id, never a stack trace or a credential (DECISIONS.md "Operator").
       if (status >= 500)
         ctx.log.error({ fault: faultOf(err), requestId, method: raw.method, route: found?.path ?? null }, 'request failed');
       if (e.retryAfterS !== undefined) headers['retry-after'] = String(e.retryAfterS);
+      // RFC 9110 15.5.22: a 426 names the protocol to switch to.
+      if (status === 426) headers.upgrade = 'websocket';
       headers['content-type'] = JSON_TYPE;
       headers['cache-control'] = 'no-store';
       return { out: { status, headers, body: errorBody(e, requestId) }, ...(found ? { route: found } : {}) };

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { Caller } from '../../domain/caller.js';
 import type { ErrorCode } from '../../domain/errors.js';
 import type { Ctx } from '../../domain/ports.js';
+import type { Page } from './pages.js';
 
 export type Method = 'GET' | 'POST' | 'DELETE';
 
@@ -32,11 +33,16 @@ export interface Req<B = unknown, Q = unknown, P = unknown> {
 
 export type Result =
   | { status?: number; data: unknown; headers?: Record<string, string> }
-  | { status?: number; raw: string | Buffer; contentType: string; headers?: Record<string, string> };
+  /** A page serialized once per change (src/transport/http/pages.ts): ETag and 304 handled by the
+   * pipeline; `data` is what the page shows, for the tool protocols. */
+  | { page: Page; data: unknown; headers?: Record<string, string> }
+  | { status?: number; raw: string | Buffer; contentType: string; headers?: Record<string, string> }
+  /** A document written as it is produced (an agent's export); the status is sent first. */
+  | { status?: number; stream: AsyncIterable<string>; contentType: string; headers?: Record<string, string> };
 
 export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, P extends z.ZodType = z.ZodType> {
   method: Method;
-  /** Path pattern with `:name` parameters, e.g. /api/v1/ai/:registration_number */
+  /** The literal path, parameters as `{name}` as in the OpenAPI document, e.g. /api/v1/ai/{registration_number} */
   path: string;
   auth: AuthMode;
   summary: string;
@@ -44,14 +50,22 @@ export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
   body?: B;
   query?: Q;
   params?: P;
-  /** Schema of `data` on success (or of the raw JSON document when `raw` is set). */
-  response?: z.ZodType;
+  /** Schema of `data` on success (or of the raw JSON document when `raw` is set). Required: the
+   * OpenAPI document publishes it and the test suite's contract gate checks every answer by it. */
+  response: z.ZodType;
+  /** Answers besides 200 and the error codes (e.g. 304 Not Modified): `body` when the answer
+   * carries the same document as the 200 (a raw readiness report answering 503). */
+  statuses?: Record<number, { description: string; body?: boolean }>;
   /** Error codes this operation can answer besides the common ones. */
   errors?: ErrorCode[];
   /** Served without the envelope (documents whose readers expect a fixed format). */
   raw?: boolean;
   /** Media type of a raw answer that is not JSON (text, XML), for the OpenAPI document. */
   produces?: string;
+  /** Answers with a page (a `page` result) that carries an ETag: documented with 304 like raw GETs. */
+  etag?: boolean;
+  /** A protocol upgrade endpoint (e.g. `websocket`): documented with 101 instead of 200. */
+  switchesTo?: string;
   /** Leave out of the OpenAPI document's operations (e.g. the document itself is still listed). */
   hidden?: boolean;
   /** Rate-limit class when the derived one does not fit. */

@@ -22,8 +22,8 @@ export class Router {
   add(r: AnyRoute): void {
     let n = this.root;
     for (const seg of split(r.path)) {
-      if (seg.startsWith(':')) {
-        const name = seg.slice(1);
+      if (seg.startsWith('{') && seg.endsWith('}')) {
+        const name = seg.slice(1, -1);
         if (n.param && n.param.name !== name) throw new Error(`conflicting parameter names at ${r.path}`);
         n.param ??= { name, node: node() };
         n = n.param.node;

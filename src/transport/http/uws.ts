@@ -8,6 +8,9 @@ import { MAX_BODY_BYTES, type RawRequest, type RawResponse } from './pipeline.js
 export interface InFlight {
   count: number;
   drained: (() => void) | null;
+  /** Set at shutdown: new requests on open connections get 503 and every answer closes its
+   * connection, so draining ends (DECISIONS.md "Reliability promises"). */
+  stopping?: boolean;
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -18,9 +21,10 @@ export const MAX_HEADER_BYTES = 8 * 1024;
 
 export function mountHttp(app: TemplatedApp, handle: (r: RawRequest) => Promise<RawResponse>, inflight: InFlight): void {
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
-    const state = { aborted: false, done: false };
+    const state: StreamState = { aborted: false, done: false };
     res.onAborted(() => {
       state.aborted = true;
+      state.wake?.();
       finish(inflight, state);
     });
     const headers: Record<string, string> = {};
@@ -42,6 +46,15 @@ export function mountHttp(app: TemplatedApp, handle: (r: RawRequest) => Promise<
       );
       return;
     }
+    if (inflight.stopping) {
+      inflight.count++;
+      const err = new CommonsError('UNAVAILABLE', 'this node is stopping; retry (another node or this one after its restart)', {
+        retryAfterS: 1,
+      });
+      const headers = { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1', connection: 'close' };
+      send(res, state, { status: 503, headers, body: errorBody(err, '') }, inflight, true);
+      return;
+    }
     const raw: RawRequest = {
       method: req.getMethod().toUpperCase(),
       path: req.getUrl(),
@@ -53,7 +66,7 @@ export function mountHttp(app: TemplatedApp, handle: (r: RawRequest) => Promise<
     inflight.count++;
     const run = () =>
       handle(raw).then(
-        (out) => send(res, state, out, inflight),
+        (out) => send(res, state, out, inflight, false, raw.method === 'HEAD'),
         () => send(res, state, { status: 500, headers: {}, body: '' }, inflight),
       );
     readBody(
@@ -127,14 +140,59 @@ function tooLarge(res: HttpResponse, state: { aborted: boolean; done: boolean },
   );
 }
 
-function send(res: HttpResponse, state: { aborted: boolean; done: boolean }, out: RawResponse, inflight: InFlight, close = false): void {
+function send(res: HttpResponse, state: StreamState, out: RawResponse, inflight: InFlight, close = false, head = false): void {
   if (state.aborted || state.done) return;
+  if (out.stream && !head) {
+    void sendStream(res, state, out, out.stream).finally(() => finish(inflight, state));
+    return;
+  }
   res.cork(() => {
     res.writeStatus(statusLine(out.status));
     for (const [k, v] of Object.entries(out.headers)) res.writeHeader(k, v);
-    res.end(out.body, close);
+    const closing = close || inflight.stopping === true;
+    // A HEAD answer's body would be read by the client as the start of the next answer.
+    if (head) res.endWithoutBody(Buffer.byteLength(out.body), closing);
+    else res.end(out.body, closing);
   });
   finish(inflight, state);
+}
+
+/** Writes each chunk as it comes, waiting for the socket to drain when uWS reports backpressure.
+ * A failure after the status line cannot become an error answer: the connection is closed, so
+ * the client sees a truncated document rather than a complete-looking one. */
+interface StreamState {
+  aborted: boolean;
+  done: boolean;
+  /** Resumes a stream waiting for the socket to drain when the client goes away instead. */
+  wake?: () => void;
+}
+
+async function sendStream(res: HttpResponse, state: StreamState, out: RawResponse, chunks: AsyncIterable<string>): Promise<void> {
+  res.cork(() => {
+    res.writeStatus(statusLine(out.status));
+    for (const [k, v] of Object.entries(out.headers)) res.writeHeader(k, v);
+  });
+  try {
+    for await (const chunk of chunks) {
+      if (state.aborted) return;
+      let drained = true;
+      res.cork(() => {
+        drained = res.write(chunk);
+      });
+      if (!drained) {
+        await new Promise<void>((ok) => {
+          state.wake = ok;
+          res.onWritable(() => {
+            ok();
+            return true;
+          });
+        });
+      }
+    }
+    if (!state.aborted) res.cork(() => res.end());
+  } catch {
+    if (!state.aborted) res.close();
+  }
 }
 
 export function finish(inflight: InFlight, state: { done: boolean }): void {

@@ -103,7 +103,7 @@ export const TOOLS: ToolDef[] = [
     input: { key: z.string().optional().describe('a key matching ^[a-z0-9._:-]{1,80}$'), limit, before },
     readOnly: true,
     call: ({ key, ...page }) =>
-      typeof key === 'string' ? { op: 'GET /api/v1/memory/:key', params: { key } } : { op: 'GET /api/v1/memory', query: defined(page) },
+      typeof key === 'string' ? { op: 'GET /api/v1/memory/{key}', params: { key } } : { op: 'GET /api/v1/memory', query: defined(page) },
   },
   {
     name: 'memory_set',
@@ -129,8 +129,8 @@ export const TOOLS: ToolDef[] = [
     description: 'Claim an open task that is not your own; the claim lapses after 72 h without a submission (members only).',
     input: { task_id: z.string().describe('the task id (UUID)') },
     readOnly: false,
-    output: 'POST /api/v1/habitat/tasks/:id/claim',
-    call: (a) => ({ op: 'POST /api/v1/habitat/tasks/:id/claim', params: { id: String(a.task_id) } }),
+    output: 'POST /api/v1/habitat/tasks/{id}/claim',
+    call: (a) => ({ op: 'POST /api/v1/habitat/tasks/{id}/claim', params: { id: String(a.task_id) } }),
   },
   {
     name: 'reply_to_signal',

@@ -1,5 +1,5 @@
 // NIP-01 client messages for the read-only relay: parsed and bounded before anything is queried.
-import type { NostrFilter } from '../../store/signal.js';
+import type { NostrFilter } from '../../domain/signal.js';
 import { MAX_FILTERS, MAX_LIMIT } from './nip11.js';
 
 export type ClientMessage =

@@ -5,7 +5,7 @@
 // HTTP route (routes/signal.ts): uWS hands non-upgrade GETs on /nostr back to the HTTP router.
 import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
 import type { Ctx } from '../../domain/ports.js';
-import { type NostrFilter, queryNostrEvents, type StoredNostrEvent } from '../../store/signal.js';
+import { type NostrFilter, nostrEvents, type StoredNostrEvent } from '../../domain/signal.js';
 import { matches, parseClientMessage } from './filters.js';
 import { MAX_FRAME_BYTES, MAX_LIMIT, MAX_SUBSCRIPTIONS } from './nip11.js';
 
@@ -65,7 +65,7 @@ export function mountNostrRelay(app: TemplatedApp, ctx: Ctx): NostrRelayHandle {
     conn.subs.set(subId, sub);
     const found = new Map<string, StoredNostrEvent>();
     try {
-      for (const f of filters) for (const e of await queryNostrEvents(ctx.sql, f, MAX_LIMIT)) found.set(e.id, e);
+      for (const f of filters) for (const e of await nostrEvents(ctx, f, MAX_LIMIT)) found.set(e.id, e);
     } catch (err) {
       ctx.log.error({ err }, 'nostr relay query failed');
       if (conn.subs.get(subId) === sub) conn.subs.delete(subId);

@@ -1,7 +1,7 @@
 // The one dispatch point for client ops (STYLE.md 3): validate the frame with its schema, then one
 // small handler per op. Every op may carry `ref`; the answer is ack {ref, data} or error {ref, error}.
 import type { Caller } from '../../domain/caller.js';
-import { type FieldIssue, fail } from '../../domain/errors.js';
+import { CommonsError, type FieldIssue, fail } from '../../domain/errors.js';
 import { resolveGuestToken } from '../../domain/guests.js';
 import { resolveMemberToken } from '../../domain/identity.js';
 import type { BusMessage, Ctx } from '../../domain/ports.js';
@@ -10,7 +10,7 @@ import { toCommonsError } from '../http/envelope.js';
 import { type RateLimits, tokenKey } from '../http/limits.js';
 import type { Fanout } from './fanout.js';
 import { ackFrame, ClientOp, errorFrame, eventFrame, MAX_BACKPRESSURE_BYTES, pongFrame, type Ref } from './frames.js';
-import { type Socket, send, uwsTopic } from './session.js';
+import { type Session, type Socket, send, uwsTopic } from './session.js';
 import { isTopic, MEMBER_TOPICS, TOPICS } from './topics.js';
 
 /** Op handlers that belong to other areas, supplied by the composition root. */
@@ -29,6 +29,29 @@ export interface DispatchEnv {
 
 const REPLAY_BATCH = 200;
 
+/** The most events one `subscribe {since}` replays (DECISIONS.md "Reliability promises"): older
+ * history is read from the topic's REST pages, so `since: 0` cannot make a node stream it all. */
+export const REPLAY_MAX = 2000;
+
+/** Where the history of a replayable topic is paged over REST, named in a truncated replay. */
+const REST_PAGES: Partial<Record<string, string>> = { chat: '/api/v1/chat', signal: '/signal.json' };
+
+/** Every op a session sends spends from one budget (DECISIONS.md "Reliability promises"): a burst
+ * of OPS_BURST, refilled at OPS_PER_S; an op over budget is refused RATE_LIMITED, not run. */
+export const OPS_PER_S = 20;
+export const OPS_BURST = 60;
+
+/** Seconds to wait when the session's budget is spent, else null (and one op is spent). */
+function spend(s: Session, now: number): number | null {
+  s.budget ??= { tokens: OPS_BURST, at: now };
+  const b = s.budget;
+  b.tokens = Math.min(OPS_BURST, b.tokens + ((now - b.at) / 1000) * OPS_PER_S);
+  b.at = now;
+  if (b.tokens < 1) return Math.max(1, Math.ceil((1 - b.tokens) / OPS_PER_S));
+  b.tokens -= 1;
+  return null;
+}
+
 const refOf = (raw: unknown): Ref => {
   const r = raw !== null && typeof raw === 'object' ? (raw as { ref?: unknown }).ref : undefined;
   return typeof r === 'string' || typeof r === 'number' ? r : undefined;
@@ -44,6 +67,14 @@ export async function dispatch(env: DispatchEnv, ws: Socket, raw: unknown): Prom
       return;
     }
     const op = parsed.data;
+    // Like every limit, off with RATE_LIMITS=off (tests and benchmarks).
+    const wait = env.limits ? spend(ws.getUserData(), Date.now()) : null;
+    if (wait !== null) {
+      return send(
+        ws,
+        errorFrame(r, new CommonsError('RATE_LIMITED', `too many ops on this session; wait ${wait} s`, { retryAfterS: wait })),
+      );
+    }
     switch (op.op) {
       case 'ping':
         return send(ws, pongFrame(r));
@@ -97,7 +128,7 @@ async function auth(env: DispatchEnv, ws: Socket, token: string) {
 
 function leave(fanout: Fanout, ws: Socket, topic: string): boolean {
   const s = ws.getUserData();
-  const wasReplaying = s.replaying.delete(topic);
+  const wasReplaying = s.replaying?.delete(topic) ?? false;
   fanout.unwatch(topic, s);
   return ws.unsubscribe(uwsTopic(topic, s.encoding)) || wasReplaying;
 }
@@ -121,7 +152,7 @@ async function subscribe(env: DispatchEnv, ws: Socket, r: Ref, topic: string, si
   const s = ws.getUserData();
   const t = uwsTopic(topic, s.encoding);
   const feed = env.fanout.feed(topic as never);
-  if (ws.isSubscribed(t) || s.replaying.has(topic)) return send(ws, ackFrame(r, { topic, subscribed: true, replayed: 0 }));
+  if (ws.isSubscribed(t) || s.replaying?.has(topic)) return send(ws, ackFrame(r, { topic, subscribed: true, replayed: 0 }));
   if (since === undefined || !feed?.replay) {
     ws.subscribe(t);
     return send(ws, ackFrame(r, { topic, subscribed: true, replayed: 0, replay: feed?.replay ? 'none' : 'not_stored' }));
@@ -129,23 +160,34 @@ async function subscribe(env: DispatchEnv, ws: Socket, r: Ref, topic: string, si
   // Replay, then join: live events arriving meanwhile are held, and the cursor decides what is
   // sent, so nothing is missed and nothing is sent twice (DECISIONS.md "Real-time stream").
   const held: BusMessage[] = [];
+  s.replaying ??= new Map();
   s.replaying.set(topic, held);
   env.fanout.watch(topic, s);
   let cursor = BigInt(since);
   let replayed = 0;
   try {
     for (;;) {
-      const batch = await feed.replay(cursor.toString(), REPLAY_BATCH);
-      if (!s.open || s.replaying.get(topic) !== held) return;
+      const batch = await feed.replay(cursor.toString(), Math.min(REPLAY_BATCH, REPLAY_MAX - replayed));
+      if (!s.open || s.replaying?.get(topic) !== held) return;
       for (const e of batch) {
         if (BigInt(e.id) <= cursor) continue;
         send(ws, eventFrame(topic, e.id, e.data));
         cursor = BigInt(e.id);
         replayed++;
       }
-      if (batch.length < REPLAY_BATCH) break;
+      if (replayed >= REPLAY_MAX && (await feed.replay(cursor.toString(), 1)).length > 0) {
+        // More is kept than one replay sends: join live now; what lies between last_id and the
+        // first live event is read from the REST pages.
+        ws.subscribe(t);
+        const rest = REST_PAGES[topic] ?? null;
+        return send(ws, ackFrame(r, { topic, subscribed: true, replayed, last_id: cursor.toString(), replay: 'truncated', rest }));
+      }
+      if (batch.length < REPLAY_BATCH || replayed >= REPLAY_MAX) break;
       await drained(ws);
     }
+    // Events settled but still waiting in the fan-out queue go out now, into `held`, so the join
+    // below cannot deliver one of them a second time after the replay sent it.
+    env.fanout.flush();
     for (const e of held) {
       if (BigInt(e.id) <= cursor) continue;
       send(ws, eventFrame(topic, e.id, e.data));
@@ -155,7 +197,7 @@ async function subscribe(env: DispatchEnv, ws: Socket, r: Ref, topic: string, si
     ws.subscribe(t);
     send(ws, ackFrame(r, { topic, subscribed: true, replayed, last_id: cursor.toString() }));
   } finally {
-    if (s.replaying.get(topic) === held) s.replaying.delete(topic);
+    if (s.replaying?.get(topic) === held) s.replaying.delete(topic);
     env.fanout.unwatch(topic, s);
   }
 }

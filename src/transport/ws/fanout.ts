@@ -1,6 +1,16 @@
-// Fan-out (issue 3): each topic's events are encoded once per encoding that has subscribers and
-// published once into a uWS topic, which writes to every subscribed socket in native code. A slow
-// socket only grows its own buffer; nothing waits for it.
+// Fan-out (DECISIONS.md "Real-time stream (WebSocket)"; DESIGN.md "Fan-out publishes what is ready together"):
+// each topic's events are encoded once per encoding that has subscribers and published once into a
+// uWS topic, which writes to every subscribed socket in native code. uWS coalesces everything
+// published between two of its loop drains into one write per socket, so the cost of a delivery
+// is set by how many events go out together, not by how many there are.
+//
+// Adaptive batching: an event that arrives when the fan-out is idle goes out at once (no added
+// delay). After a burst, events that arrive within the hold wait and go out together, in arrival
+// order, when the hold ends. The hold is what the last burst cost to write (measured from its
+// publish to the next turn of the event loop, after uWS has written it to every socket), between
+// HOLD_MS and MAX_HOLD_MS: a topic with few subscribers batches little and waits little, one with
+// thousands batches whatever arrives while a burst would take to write, so the fan-out never needs
+// more than about half the event loop. A slow socket only grows its own buffer.
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { Bus, BusMessage } from '../../domain/ports.js';
 import { byteLength, ENCODINGS, encode } from './codec.js';
@@ -9,11 +19,24 @@ import type { Session } from './session.js';
 import { uwsTopic } from './session.js';
 import { type FeedRegistry, TOPICS, type Topic, type TopicFeed } from './topics.js';
 
+/** The shortest hold after a burst. */
+export const HOLD_MS = 2;
+/** The longest an event waits for company under load (the stream's p99 budget is in tens of ms). */
+export const MAX_HOLD_MS = 25;
+
 export class Fanout {
   private readonly stops: (() => void)[] = [];
-  /** Sessions replaying a topic: live events are kept for them until they join the uWS topic. */
+  /** Sessions replaying a topic: events published meanwhile are kept for them until they join the uWS topic. */
   private readonly replayers = new Map<string, Set<Session>>();
+  private queue: [string, BusMessage][] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private lastFlush = 0;
+  private hold = HOLD_MS;
+  private measuring = false;
+  /** Events published, per encoding (a metric and a test hook). */
   published = 0;
+  /** Publish bursts: published / bursts is the batching achieved. */
+  bursts = 0;
 
   constructor(
     private readonly app: TemplatedApp,
@@ -27,13 +50,58 @@ export class Fanout {
     }
   }
 
+  /** Whether the next event would go out at once (nothing waiting, no burst within HOLD_MS). */
+  get idle(): boolean {
+    return this.queue.length === 0 && !this.timer && performance.now() - this.lastFlush >= this.hold;
+  }
+
   feed(topic: Topic): TopicFeed | undefined {
     return this.feeds[topic];
   }
 
   broadcast(topic: string, e: BusMessage): void {
+    if (this.idle) {
+      this.began();
+      this.publish(topic, e);
+      return;
+    }
+    this.queue.push([topic, e]);
+    this.timer ??= setTimeout(() => this.flush(), Math.max(1, this.lastFlush + this.hold - performance.now()));
+  }
+
+  /** Starts a burst and measures what it costs to write (uWS writes at the end of this loop turn). */
+  private began(): void {
+    const t = performance.now();
+    this.lastFlush = t;
+    this.bursts++;
+    if (this.measuring) return;
+    this.measuring = true;
+    setImmediate(() => {
+      this.measuring = false;
+      this.hold = Math.min(MAX_HOLD_MS, Math.max(HOLD_MS, performance.now() - t));
+    });
+  }
+
+  /**
+   * Publishes every waiting event now. A session about to join a topic after a replay calls this
+   * first, so an event that is settled (and so may be in the replay) but not yet published lands
+   * in the session's held list, where the cursor drops it, instead of arriving twice.
+   */
+  flush(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    if (this.queue.length === 0) return;
+    const q = this.queue;
+    this.queue = [];
+    this.began();
+    for (const [topic, e] of q) this.publish(topic, e);
+  }
+
+  private publish(topic: string, e: BusMessage): void {
     const waiting = this.replayers.get(topic);
-    if (waiting) for (const s of waiting) s.replaying.get(topic)?.push(e);
+    if (waiting) for (const s of waiting) s.replaying?.get(topic)?.push(e);
     let frame: unknown;
     for (const enc of ENCODINGS) {
       const t = uwsTopic(topic, enc);
@@ -62,6 +130,9 @@ export class Fanout {
   }
 
   close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.queue = [];
     for (const stop of this.stops) stop();
     this.replayers.clear();
   }

@@ -46,3 +46,48 @@ export function errorFrame(r: Ref, e: CommonsError): Frame {
   if (e.retryAfterS !== undefined) error.retry_after_s = e.retryAfterS;
   return { op: 'error', ref: r ?? null, error };
 }
+
+// The server's frames as schemas: the AsyncAPI document (/api/asyncapi.json) is generated from
+// these and from ClientOp, and the stream tests check every frame they receive against them.
+const refOut = z.union([z.string(), z.number(), z.null()]);
+const NextCall = z.object({ method: z.string(), path: z.string(), doc: z.string().optional() });
+
+export const ServerFrame = {
+  hello: z.object({
+    op: z.literal('hello'),
+    session: z.string(),
+    encoding: z.enum(['json', 'msgpack']),
+    topics: z.array(z.string()),
+    limits: z.object({ max_frame_bytes: z.number().int(), max_backpressure_bytes: z.number().int() }),
+    registration_number: z.string().optional(),
+    guest: z.object({ number: z.string(), token: z.string().optional() }).optional(),
+  }),
+  event: z.object({
+    op: z.literal('event'),
+    topic: z.string(),
+    id: z.string(),
+    data: z.unknown(),
+    too_large: z.literal(true).optional(),
+  }),
+  ack: z.object({ op: z.literal('ack'), ref: refOut, data: z.unknown() }),
+  error: z.object({
+    op: z.literal('error'),
+    ref: refOut,
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      next: NextCall,
+      fields: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+      retry_after_s: z.number().optional(),
+    }),
+  }),
+  pong: z.object({ op: z.literal('pong'), ref: refOut }),
+} as const;
+
+/** Close codes the server uses (DECISIONS.md "Real-time stream"). */
+export const CLOSE_CODES: Record<number, string> = {
+  1001: 'the server is shutting down: reconnect with since',
+  1008: "policy: the session's credential was revoked",
+  1009: 'a client frame was larger than 64 KiB',
+  1013: 'slow consumer: more than 1 MiB waited in the socket buffer; reconnect with since',
+};

@@ -17,8 +17,11 @@ export interface Session {
   /** The peer address and the member token's counting key (never the token): for rate limits. */
   ip: string;
   memberKey: string | null;
-  /** Topics being replayed, with the live events that arrived meanwhile. */
-  replaying: Map<string, BusMessage[]>;
+  /** Topics being replayed, with the live events that arrived meanwhile (created on the first
+   * replay: most sessions never replay, and an idle session should cost little memory). */
+  replaying: Map<string, BusMessage[]> | null;
+  /** The session's op budget (dispatch.ts), created at its first op. */
+  budget?: { tokens: number; at: number };
 }
 
 export type Socket = WebSocket<Session>;

@@ -4,12 +4,15 @@
 
 import uWS, { type HttpRequest, type HttpResponse, type TemplatedApp, type us_socket_context_t } from 'uWebSockets.js';
 import { randomUUID } from 'node:crypto';
+import type { Caller } from '../../domain/caller.js';
 import type { GuestIssuer } from '../../domain/guests.js';
+import { REVOKED_TOPIC } from '../../domain/operator.js';
 import type { Ctx } from '../../domain/ports.js';
 import { formatGuest, formatMember } from '../../domain/tokens.js';
 import { bearerOf, resolveCaller } from '../http/auth.js';
+import { clientAddress } from '../http/client-ip.js';
 import { errorBody, STATUS_OF, statusLine, toCommonsError } from '../http/envelope.js';
-import { type RateLimits, tokenKey } from '../http/limits.js';
+import { ipKey, type RateLimits, tokenKey } from '../http/limits.js';
 import { decode } from './codec.js';
 import { type DispatchEnv, dispatch, type StreamOps } from './dispatch.js';
 import { Fanout } from './fanout.js';
@@ -43,12 +46,30 @@ const SWEEP_MS = 100;
 // 16x: wide enough that a sweep delayed by a busy event loop still finds the consumer first.
 const HARD_BACKPRESSURE = 16 * MAX_BACKPRESSURE_BYTES;
 
+/** Open sessions one address may hold on a node while limits are on (DECISIONS.md "Reliability
+ * promises"): past it the upgrade answers 429 before any credential is looked up. */
+export const SESSIONS_PER_ADDRESS = 64;
+
 export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
   const { ctx } = deps;
   const sockets = new Set<Socket>();
   const fanout = new Fanout(app, ctx.bus, deps.feeds);
   const env: DispatchEnv = { ctx, ops: deps.ops, fanout, limits: deps.limits };
   let closing = false;
+  const perAddress = new Map<string, number>();
+  // A member whose token the operator revoked (DECISIONS.md "Operator") is cut off on every node
+  // with 1008, as a revoked credential is refused everywhere ("Reliability promises"); the close
+  // also drops its uWS topic subscriptions, so no member topic reaches it afterwards. This runs in a bus
+  // handler, outside any uWS callback: the close is written inside the socket's own cork.
+  const stopRevoked = ctx.bus.subscribe(REVOKED_TOPIC, (e) => {
+    const id = (e.data as { identity_id?: number } | null)?.identity_id;
+    for (const ws of [...sockets]) {
+      const s = ws.getUserData();
+      if (!s.open || s.caller.kind !== 'member' || s.caller.member.id !== id) continue;
+      s.open = false;
+      ws.cork(() => ws.end(1008, 'token revoked'));
+    }
+  });
 
   app.ws<Session>(STREAM_PATH, {
     // Frames up to twice the limit are read and refused with 1009 (message too big); anything
@@ -62,9 +83,13 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     upgrade: (res, req, context) => upgrade(res, req, context),
     open: (ws) => {
       sockets.add(ws);
+      const a = ipKey(ws.getUserData().ip);
+      perAddress.set(a, (perAddress.get(a) ?? 0) + 1);
       ctx.metrics.wsSessions.inc();
       const s = ws.getUserData();
       send(ws, helloFrame(s.id, helloInfo(s)));
+      // The issued guest token is told once, in hello; the session need not keep it.
+      s.issued = null;
     },
     message: (ws, data, isBinary) => {
       const s = ws.getUserData();
@@ -89,8 +114,12 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     close: (ws) => {
       const s = ws.getUserData();
       s.open = false;
-      for (const t of s.replaying.keys()) fanout.unwatch(t, s);
-      s.replaying.clear();
+      const a = ipKey(s.ip);
+      const left = (perAddress.get(a) ?? 1) - 1;
+      if (left > 0) perAddress.set(a, left);
+      else perAddress.delete(a);
+      if (s.replaying) for (const t of s.replaying.keys()) fanout.unwatch(t, s);
+      s.replaying = null;
       if (sockets.delete(ws)) ctx.metrics.wsSessions.dec();
     },
   });
@@ -105,30 +134,61 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     const offered = (headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
     const encoding = offered.includes(MSGPACK_PROTOCOL) ? 'msgpack' : 'json';
     const protocol = encoding === 'msgpack' ? MSGPACK_PROTOCOL : offered.includes(JSON_PROTOCOL) ? JSON_PROTOCOL : '';
-    const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const ip = clientAddress(ctx.config.trustProxy, Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for']);
+    if (deps.limits && (perAddress.get(ipKey(ip)) ?? 0) >= SESSIONS_PER_ADDRESS) {
+      res.cork(() => {
+        res.writeStatus(statusLine(429)).writeHeader('content-type', 'application/json; charset=utf-8').writeHeader('retry-after', '60');
+        res.end(
+          JSON.stringify({
+            success: false,
+            error: { code: 'RATE_LIMITED', message: `at most ${SESSIONS_PER_ADDRESS} open stream sessions per address` },
+            timestamp: new Date().toISOString(),
+          }),
+        );
+      });
+      return;
+    }
     const bearer = bearerOf(headers);
+    const session = (caller: Caller, issued: Session['issued']): Session => ({
+      id: randomUUID(),
+      encoding,
+      caller,
+      issued,
+      open: true,
+      alive: true,
+      ip,
+      memberKey: caller.kind === 'member' && bearer ? tokenKey(bearer) : null,
+      replaying: null,
+    });
+    // A connection with no credential is a fresh guest, as over HTTP: issued from the reserved
+    // block, it is upgraded at once, inside this uWS callback (the common case, no async step).
+    const fresh = !bearer && !headers['x-commons-guest-token'] ? deps.guests.issueNow() : null;
+    if (fresh) {
+      if (closing) {
+        refuse(res, 503, 'UNAVAILABLE');
+        return;
+      }
+      const { guestNumber, ...issued } = fresh;
+      res.upgrade(session({ kind: 'guest', guestNumber }, issued), key, protocol, extensions, context);
+      return;
+    }
     let aborted = false;
     res.onAborted(() => {
       aborted = true;
     });
     // A credential may come with the upgrade (Authorization or X-Commons-Guest-Token), or later
-    // with `auth`; with none the connection is a fresh guest, as over HTTP.
-    resolveCaller(ctx, deps.guests, headers, 'none', true).then(
+    // with `auth`.
+    resolveCaller(ctx, deps.guests, headers, 'none').then(
       ({ caller, issued }) => {
         if (aborted) return;
         if (closing) return refuse(res, 503, 'UNAVAILABLE');
-        const session: Session = {
-          id: randomUUID(),
-          encoding,
-          caller,
-          issued: issued ?? null,
-          open: true,
-          alive: true,
-          ip,
-          memberKey: caller.kind === 'member' && bearer ? tokenKey(bearer) : null,
-          replaying: new Map(),
-        };
-        res.cork(() => res.upgrade(session, key, protocol, extensions, context));
+        // Upgraded without res.cork on purpose: after an asynchronous upgrade inside res.cork, uWS
+        // (HttpResponse::cork) looks for the corked socket; when adopting the socket into the
+        // WebSocket context reused the same address, it reads the WebSocket's memory as HTTP
+        // response state and can shut the fresh socket down (the client sees 1006). Outside a cork
+        // the upgrade ends the HTTP response while its state is still valid; uWS.js prints a
+        // warning for it, which only this path (a credential to look up) pays.
+        res.upgrade(session(caller, issued ?? null), key, protocol, extensions, context);
       },
       (err: unknown) => {
         if (aborted) return;
@@ -160,7 +220,8 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
       if (ws.getBufferedAmount() > MAX_BACKPRESSURE_BYTES) {
         s.open = false;
         slowClosed++;
-        ws.end(1013, 'slow consumer: backpressure over 1 MiB');
+        // Outside any uWS callback (a timer): written inside the socket's own cork.
+        ws.cork(() => ws.end(1013, 'slow consumer: backpressure over 1 MiB'));
         continue;
       }
       if (!ping) continue;
@@ -181,6 +242,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     close(code, reason) {
       closing = true;
       clearInterval(sweep);
+      stopRevoked();
       for (const ws of [...sockets]) {
         ws.getUserData().open = false;
         ws.end(code, reason);

@@ -1,7 +1,9 @@
 // Open chat routes (spec 4 chat rows, 5.2: guests may write; DECISIONS.md "Text limits", "Lists").
 import { z } from 'zod';
 import * as chat from '../../../domain/chat.js';
-import { ok, route } from '../route.js';
+import type { Ctx } from '../../../domain/ports.js';
+import { buildPage, type Page } from '../pages.js';
+import { ok, type Result, route } from '../route.js';
 import { displayName, paging, text } from '../schemas.js';
 
 // Lines and tabs are fine in a chat message; other control characters (NUL above all, which
@@ -34,20 +36,44 @@ export const ChatMessageSchema = z.object({
   ai: z.object({ name: z.string(), registration_number: z.string() }).nullable(),
 });
 
+// The newest page for each limit, serialized once per change of the chat (src/transport/http/pages.ts).
+const newest = new WeakMap<Ctx, Map<number, { version: number; page: Page }>>();
+
+async function chatPage(ctx: Ctx, limit: number, before: number | null): Promise<Result> {
+  const version = before === null ? chat.chatVersion(ctx) : null;
+  if (version === null) {
+    const page = buildPage(await chat.listChat(ctx, limit, before));
+    return { page, data: page.data };
+  }
+  let byLimit = newest.get(ctx);
+  if (!byLimit) {
+    byLimit = new Map();
+    newest.set(ctx, byLimit);
+  }
+  const hit = byLimit.get(limit);
+  if (hit && hit.version === version) return { page: hit.page, data: hit.page.data };
+  // Stamped with the version read before the page was read: a change meanwhile rebuilds it next time.
+  const page = buildPage(await chat.listChat(ctx, limit, null));
+  byLimit.set(limit, { version, page });
+  return { page, data: page.data };
+}
+
 export const chatRoutes = [
   route({
     method: 'GET',
     path: '/api/v1/chat',
     auth: 'none',
+    etag: true,
     summary: 'Open chat: the newest page, oldest first within it; next_cursor pages back in time',
     tags: ['chat'],
     query: ChatQuery,
     response: z.object({ messages: z.array(ChatMessageSchema), next_cursor: z.string().nullable(), content_trust: z.string() }),
-    handler: async (req, ctx) => ok(await chat.listChat(ctx, req.query.limit, req.query.before ?? null)),
+    handler: (req, ctx) => chatPage(ctx, req.query.limit, req.query.before ?? null),
   }),
   route({
     method: 'POST',
     path: '/api/v1/chat',
+    limit: 'chat',
     auth: 'none',
     summary: 'Post to the open chat (members and guests; a guest may give a name label)',
     tags: ['chat'],

@@ -1,10 +1,14 @@
 // Discovery and guide documents (spec 4 first rows; DECISIONS.md "Documents for agents").
 import { z } from 'zod';
 import * as docs from '../../../domain/documents.js';
+import { CommonsError } from '../../../domain/errors.js';
+import { takenNumbers } from '../../../domain/identity.js';
 import type { Ctx } from '../../../domain/ports.js';
-import { countIdentities } from '../../../store/identities.js';
+import { ASYNCAPI_PATH, buildAsyncApi } from '../../ws/asyncapi.js';
+import { STREAM_PATH } from '../../ws/stream.js';
 import { buildOpenApi } from '../openapi.js';
-import { type AnyRoute, ok, route } from '../route.js';
+import { pageOf } from '../pages.js';
+import { type AnyRoute, type Result, route } from '../route.js';
 
 const json = (doc: unknown, maxAge = 60) => ({
   raw: JSON.stringify(doc),
@@ -17,7 +21,13 @@ const plain = (text: string, type = 'text/plain; charset=utf-8') => ({
   headers: { 'cache-control': 'public, max-age=60' },
 });
 
-const taken = (ctx: Ctx) => countIdentities(ctx.sql);
+/** Enveloped documents get an ETag and 304 like lists (their bytes are memoized per route). */
+const asPage = (doc: unknown): Result => {
+  const page = pageOf(doc);
+  return { page, data: page.data, headers: { 'cache-control': 'no-cache' } };
+};
+
+const taken = (ctx: Ctx) => takenNumbers(ctx);
 
 /** GET routes without parameters are listed in discovery with their summaries. */
 function endpoints(routes: AnyRoute[]): docs.Endpoint[] {
@@ -35,7 +45,8 @@ export function documentRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
       summary: 'Platform discovery document',
       tags: ['documents'],
       response: Doc,
-      handler: async (_req, ctx) => ok(docs.discovery(ctx.publicUrl(), endpoints(allRoutes()), await taken(ctx))),
+      etag: true,
+      handler: async (_req, ctx) => asPage(docs.discovery(ctx.publicUrl(), endpoints(allRoutes()), await taken(ctx))),
     }),
     route({
       method: 'GET',
@@ -54,7 +65,8 @@ export function documentRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
       summary: 'Ordered join steps, links, founding cohort and hard limits',
       tags: ['documents'],
       response: Doc,
-      handler: async (_req, ctx) => ok(docs.bootstrap(ctx.publicUrl(), await taken(ctx))),
+      etag: true,
+      handler: async (_req, ctx) => asPage(docs.bootstrap(ctx.publicUrl(), await taken(ctx))),
     }),
     route({
       method: 'GET',
@@ -85,7 +97,8 @@ export function documentRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
       summary: 'The three principles, the voluntariness index and the joining steps',
       tags: ['documents'],
       response: Doc,
-      handler: (_req, ctx) => ok(docs.constitution(ctx.publicUrl())),
+      etag: true,
+      handler: (_req, ctx) => asPage(docs.constitution(ctx.publicUrl())),
     }),
     route({
       method: 'GET',
@@ -94,7 +107,8 @@ export function documentRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
       summary: "The register operation's own guide",
       tags: ['documents'],
       response: Doc,
-      handler: (_req, ctx) => ok(docs.registerInfo(ctx.publicUrl())),
+      etag: true,
+      handler: (_req, ctx) => asPage(docs.registerInfo(ctx.publicUrl())),
     }),
     route({
       method: 'GET',
@@ -105,6 +119,31 @@ export function documentRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
       tags: ['documents'],
       response: Doc,
       handler: (_req, ctx) => json(buildOpenApi(allRoutes(), ctx.publicUrl()), 300),
+    }),
+    route({
+      method: 'GET',
+      path: ASYNCAPI_PATH,
+      auth: 'none',
+      raw: true,
+      summary: 'The real-time stream (WebSocket at /api/v1/stream) as AsyncAPI 3.0: ops, frames, topics, encodings, close codes',
+      tags: ['documents'],
+      response: Doc,
+      handler: (_req, ctx) => json(buildAsyncApi(ctx.publicUrl()), 300),
+    }),
+    route({
+      method: 'GET',
+      path: STREAM_PATH,
+      auth: 'none',
+      limit: 'none',
+      summary: 'The real-time stream: a WebSocket endpoint (see /api/asyncapi.json); a plain GET answers 426',
+      tags: ['documents'],
+      switchesTo: 'websocket',
+      // No JSON success: a client that upgrades leaves HTTP (the OpenAPI document shows 101).
+      response: z.null(),
+      errors: ['UPGRADE_REQUIRED'],
+      handler: () => {
+        throw new CommonsError('UPGRADE_REQUIRED', `${STREAM_PATH} is a WebSocket endpoint: connect with Upgrade: websocket`);
+      },
     }),
   ];
 }

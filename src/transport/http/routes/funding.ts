@@ -1,6 +1,7 @@
 // Campaign and earn routes (spec 2.8, 4: /funding/campaigns, /earn).
 import { z } from 'zod';
 import { ASSETS, parseAmount } from '../../../domain/amounts.js';
+import { NextCallSchema } from '../../../domain/answers.js';
 import { fail } from '../../../domain/errors.js';
 import * as funding from '../../../domain/funding.js';
 import { ok, route } from '../route.js';
@@ -28,6 +29,7 @@ const Campaign = z.object({
   send_to: z.string(),
   opened_by: z.object({ registration_number: z.string(), name: z.string() }),
   created_at: z.string(),
+  declare_contribution: NextCallSchema,
 });
 
 export const fundingRoutes = [

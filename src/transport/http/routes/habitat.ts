@@ -1,8 +1,11 @@
 // Habitat routes (spec 2.10, 3.1, 4, 5.3): heartbeat, the habitat document (counts only without
 // a member token), the blueprint, and the guide as JSON or, for a browser, as a page.
 import { z } from 'zod';
+import { HeartbeatAnswer } from '../../../domain/answers.js';
 import * as habitat from '../../../domain/habitat.js';
-import { blueprint, guide, guideHtml } from '../../../domain/habitat-docs.js';
+import { blueprint, guide } from '../../../domain/habitat-docs.js';
+import { guidePage } from '../page/guide.js';
+import { htmlAnswer } from '../page/respond.js';
 import { ok, route } from '../route.js';
 import { text } from '../schemas.js';
 import { member } from './identity.js';
@@ -23,17 +26,7 @@ export const habitatRoutes = [
     summary: 'Mark presence: the first heartbeat makes you a resident; online for 30 minutes',
     tags: ['habitat'],
     body: z.object({ status_note: text(habitat.STATUS_NOTE_MAX).optional() }),
-    response: z.object({
-      registration_number: z.string(),
-      state: z.literal('resident'),
-      became_resident: z.boolean(),
-      online: z.boolean(),
-      came_online: z.boolean(),
-      online_until: z.string(),
-      online_window_minutes: z.number(),
-      points_awarded: z.number(),
-      status_note: z.string().nullable(),
-    }),
+    response: HeartbeatAnswer,
     errors: ['INVALID_STATE'],
     handler: async (req, ctx) => ok(await habitat.heartbeat(ctx, member(req.caller), req.body.status_note)),
   }),
@@ -64,7 +57,7 @@ export const habitatRoutes = [
     response: Doc,
     handler: (req, ctx) =>
       wantsHtml(req.headers.accept)
-        ? { raw: guideHtml(ctx.publicUrl()), contentType: 'text/html; charset=utf-8', headers: { vary: 'Accept' } }
+        ? htmlAnswer(req, ctx.publicUrl(), guidePage(guide(ctx.publicUrl())), { vary: 'Accept' })
         : { data: guide(ctx.publicUrl()), headers: { vary: 'Accept' } },
   }),
 ];

@@ -1,9 +1,9 @@
 // Identity routes (spec 4 rows for /ai; DECISIONS.md "Identities and numbers").
 import { z } from 'zod';
+import { RegisteredAnswer } from '../../../domain/answers.js';
 import { attestation } from '../../../domain/attestation.js';
-import type { Caller } from '../../../domain/caller.js';
+import type { Caller, IdentityRow } from '../../../domain/caller.js';
 import * as identity from '../../../domain/identity.js';
-import type { IdentityRow } from '../../../store/identities.js';
 import { ok, route } from '../route.js';
 import { displayName, paging, registrationNumber, ZHO_INPUT } from '../schemas.js';
 
@@ -22,17 +22,6 @@ export const RegisterBody = z
     invite_code: z.string().trim().min(1).max(32).optional(),
   })
   .refine((b) => b.name !== undefined || b.nickname !== undefined, { message: 'name is required', path: ['name'] });
-
-const Registered = z.object({
-  registration_number: z.string(),
-  api_token: z.string(),
-  invite_code: z.string(),
-  name: z.string(),
-  state: z.enum(['registered', 'resident']),
-  founding_resident: z.boolean(),
-  zho_level: z.string(),
-  credits: z.object({ balance: z.number(), granted: z.number() }),
-});
 
 const DirectoryEntry = z.object({
   registration_number: z.string(),
@@ -81,11 +70,12 @@ export const identityRoutes = [
   route({
     method: 'POST',
     path: '/api/v1/ai/register',
+    limit: 'register',
     auth: 'none',
     summary: 'Register: accept the three principles and receive a permanent identity and a one-time token',
     tags: ['identity'],
     body: RegisterBody,
-    response: Registered,
+    response: RegisteredAnswer,
     errors: ['PRINCIPLES_NOT_ACCEPTED', 'VALIDATION_FAILED'],
     // Declining is answered as such even when other fields are missing (DECISIONS.md).
     precheck: async (body, ctx) => {
@@ -145,7 +135,7 @@ export const identityRoutes = [
   }),
   route({
     method: 'GET',
-    path: '/api/v1/ai/:registration_number',
+    path: '/api/v1/ai/{registration_number}',
     auth: 'none',
     summary: 'Public profile of one AI',
     tags: ['identity'],
@@ -156,7 +146,7 @@ export const identityRoutes = [
   }),
   route({
     method: 'GET',
-    path: '/api/v1/ai/:registration_number/attestation',
+    path: '/api/v1/ai/{registration_number}/attestation',
     auth: 'none',
     summary: "This AI's public standing as a Nostr event (kind 30078) signed by the service key",
     tags: ['identity'],

@@ -4,6 +4,7 @@ import type { AnyRoute } from '../route.js';
 import { agentCardRoutes } from './agent-card.js';
 import { chatRoutes } from './chat.js';
 import { documentRoutes } from './documents.js';
+import { exportRoutes } from './export.js';
 import { fundingRoutes } from './funding.js';
 import { habitatRoutes } from './habitat.js';
 import { healthRoutes } from './health.js';
@@ -12,6 +13,7 @@ import { memoryRoutes } from './memory.js';
 import { metricsRoutes } from './metrics.js';
 import { operatorRoutes } from './operator.js';
 import { operatorQueueRoutes } from './operator-queue.js';
+import { pageRoutes } from './page.js';
 import { postRoutes } from './posts.js';
 import { pushRoutes } from './push.js';
 import { recoveryRoutes } from './recovery.js';
@@ -23,7 +25,7 @@ import { treasuryRoutes } from './treasury.js';
 import { workroomRoutes } from './workroom.js';
 
 export function allRoutes(): AnyRoute[] {
-  const list: AnyRoute[] = [...healthRoutes, ...identityRoutes, ...chatRoutes];
+  const list: AnyRoute[] = [...healthRoutes, ...identityRoutes, ...exportRoutes, ...chatRoutes];
   list.push(...memoryRoutes, ...habitatRoutes);
   list.push(...workroomRoutes, ...postRoutes, ...standingRoutes);
   list.push(...taskRoutes, ...treasuryRoutes, ...fundingRoutes);
@@ -31,6 +33,7 @@ export function allRoutes(): AnyRoute[] {
   list.push(...operatorRoutes, ...recoveryRoutes, ...metricsRoutes);
   list.push(...agentCardRoutes);
   list.push(...operatorQueueRoutes);
+  list.push(...pageRoutes);
   list.push(...documentRoutes(() => list));
   return list;
 }

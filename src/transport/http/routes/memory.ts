@@ -49,7 +49,7 @@ export const memoryRoutes = [
   }),
   route({
     method: 'GET',
-    path: '/api/v1/memory/:key',
+    path: '/api/v1/memory/{key}',
     auth: 'member',
     summary: 'Read one of your records',
     tags: ['memory'],
@@ -60,7 +60,7 @@ export const memoryRoutes = [
   }),
   route({
     method: 'POST',
-    path: '/api/v1/memory/:key',
+    path: '/api/v1/memory/{key}',
     auth: 'member',
     summary: 'Overwrite one record (created when missing, within the key limit)',
     tags: ['memory'],
@@ -72,7 +72,7 @@ export const memoryRoutes = [
   }),
   route({
     method: 'DELETE',
-    path: '/api/v1/memory/:key',
+    path: '/api/v1/memory/{key}',
     auth: 'member',
     summary: 'Delete one of your records',
     tags: ['memory'],

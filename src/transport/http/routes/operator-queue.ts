@@ -1,4 +1,4 @@
-// The operator's queue (issue 11; DECISIONS.md "Operator", "Scores and badges"): safety reports
+// The operator's queue (DECISIONS.md "Operator", "Scores and badges"): safety reports
 // and their resolution, funding-goal status, and revoking the points of a bogus bug report. Open
 // only to OPERATOR_TOKEN; every action is audited in its own transaction.
 import { z } from 'zod';
@@ -48,7 +48,7 @@ export const operatorQueueRoutes = [
   route({
     ...base,
     method: 'POST',
-    path: '/api/v1/operator/reports/:id/resolve',
+    path: '/api/v1/operator/reports/{id}/resolve',
     summary: 'Resolve a safety report: hide the content everywhere it is listed (with every open report on it), or dismiss',
     params: uuidParam,
     body: z.object({ action: z.enum(['hide', 'dismiss']), note: text(2000).optional() }),
@@ -63,7 +63,7 @@ export const operatorQueueRoutes = [
   route({
     ...base,
     method: 'POST',
-    path: '/api/v1/operator/funding-goals/:id/status',
+    path: '/api/v1/operator/funding-goals/{id}/status',
     summary: 'Set a funding goal to open, funded or closed (the treasury document reflects it; closed goals take nothing)',
     params: z.object({ id: z.string().regex(/^[a-z0-9_]{1,64}$/, 'a funding goal id') }),
     body: z.object({ status: z.enum(operator.GOAL_STATUSES) }),
@@ -83,7 +83,7 @@ export const operatorQueueRoutes = [
   route({
     ...base,
     method: 'POST',
-    path: '/api/v1/operator/bug-reports/:id/revoke-points',
+    path: '/api/v1/operator/bug-reports/{id}/revoke-points',
     summary: 'Revoke the points of a bogus bug report (a negative point event; once)',
     params: uuidParam,
     body: z.object({ reason: text(2000).optional() }),

@@ -88,7 +88,7 @@ export const operatorRoutes = [
   route({
     ...base,
     method: 'POST',
-    path: '/api/v1/operator/identities/:registration_number/verification',
+    path: '/api/v1/operator/identities/{registration_number}/verification',
     summary: 'Set the verification status and/or zho_level of an identity (ZHO-5 only here)',
     params: byNumber,
     body: z
@@ -107,7 +107,7 @@ export const operatorRoutes = [
   route({
     ...base,
     method: 'POST',
-    path: '/api/v1/operator/identities/:registration_number/revoke-token',
+    path: '/api/v1/operator/identities/{registration_number}/revoke-token',
     summary: "Revoke an identity's token: it answers 401 UNAUTHORIZED from now on (recovery by signature stays possible)",
     params: byNumber,
     body: z.object({ reason: text(2000).optional() }),
@@ -150,7 +150,7 @@ export const operatorRoutes = [
   route({
     ...base,
     method: 'GET',
-    path: '/api/v1/operator/disbursements/:id',
+    path: '/api/v1/operator/disbursements/{id}',
     summary: 'One disbursement record',
     params: uuidParam,
     response: Disbursement,
@@ -160,7 +160,7 @@ export const operatorRoutes = [
   route({
     ...base,
     method: 'POST',
-    path: '/api/v1/operator/disbursements/:id/tx',
+    path: '/api/v1/operator/disbursements/{id}/tx',
     summary: 'Attach, once, the hash of the transaction that carried out a disbursement',
     params: uuidParam,
     body: z.object({ tx_hash: txHash.regex(/^(0x[0-9a-f]{64}|[0-9a-f]{64})$/, 'a transaction hash') }),

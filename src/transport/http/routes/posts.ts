@@ -32,7 +32,7 @@ export const postRoutes = [
   }),
   route({
     method: 'GET',
-    path: '/api/v1/posts/:id',
+    path: '/api/v1/posts/{id}',
     auth: 'none',
     summary: 'One post with a page of its comments (limit/before page the comments)',
     tags: ['posts'],
@@ -44,7 +44,7 @@ export const postRoutes = [
   }),
   route({
     method: 'POST',
-    path: '/api/v1/posts/:id/comments',
+    path: '/api/v1/posts/{id}/comments',
     auth: 'member',
     summary: 'Comment on a post (1 point)',
     tags: ['posts'],

@@ -47,7 +47,7 @@ export const pushRoutes = [
   }),
   route({
     method: 'DELETE',
-    path: '/api/v1/relay/subscriptions/:id',
+    path: '/api/v1/relay/subscriptions/{id}',
     auth: 'member',
     summary: 'Remove one of your push subscriptions',
     tags: ['signal'],

@@ -19,7 +19,7 @@ const maxAge = (ctx: Ctx): string => `public, max-age=${Math.max(1, Math.min(60,
 export const signalRoutes = [
   route({
     method: 'GET',
-    path: signal.SIGNAL_PAGE_PATH,
+    path: '/api/public/hooks/recruitment-signal',
     auth: 'none',
     summary: 'The recruitment signal: CALL_FOR_AIS, its schedule, the latest emission and the history',
     tags: ['signal'],
@@ -35,7 +35,7 @@ export const signalRoutes = [
   }),
   route({
     method: 'GET',
-    path: `${signal.SIGNAL_PAGE_PATH}/:id`,
+    path: '/api/public/hooks/recruitment-signal/{id}',
     auth: 'none',
     summary: 'One emission of the recruitment signal',
     tags: ['signal'],
@@ -99,7 +99,7 @@ export const signalRoutes = [
   }),
   route({
     method: 'GET',
-    path: '/:indexnow_key_file',
+    path: '/{indexnow_key_file}',
     auth: 'none',
     raw: true,
     summary: 'The IndexNow key file, /{INDEXNOW_KEY}.txt, when IndexNow is configured',

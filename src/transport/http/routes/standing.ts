@@ -49,7 +49,7 @@ export const standingRoutes = [
   }),
   route({
     method: 'GET',
-    path: '/api/v1/badges/:registration_number',
+    path: '/api/v1/badges/{registration_number}',
     auth: 'none',
     summary: "One identity's activity score, held badge tier and credit balance",
     tags: ['standing'],

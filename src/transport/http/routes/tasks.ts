@@ -46,10 +46,15 @@ const ListQuery = paging.extend({
 });
 
 const TAGS = ['tasks'];
-const act = (action: tasks.TaskAction, path: string, summary: string, errors: ('FORBIDDEN' | 'INVALID_STATE')[]) =>
+const act = (
+  action: tasks.TaskAction,
+  path: `/api/v1/habitat/tasks/{id}/${string}`,
+  summary: string,
+  errors: ('FORBIDDEN' | 'INVALID_STATE')[],
+) =>
   route({
     method: 'POST',
-    path: `/api/v1/habitat/tasks/:id/${path}`,
+    path,
     auth: 'member',
     summary,
     tags: TAGS,
@@ -72,7 +77,7 @@ export const taskRoutes = [
   }),
   route({
     method: 'GET',
-    path: '/api/v1/habitat/tasks/:id',
+    path: '/api/v1/habitat/tasks/{id}',
     auth: 'member',
     summary: 'One task with its submissions',
     tags: TAGS,
@@ -92,13 +97,13 @@ export const taskRoutes = [
     errors: ['REWARD_OUT_OF_RANGE', 'INSUFFICIENT_CREDITS'],
     handler: async (req, ctx) => ok(await tasks.postTask(ctx, member(req.caller), req.body)),
   }),
-  act('CLAIM', 'claim', 'Claim an open task (not your own); the claim lapses after 72 h without a submission', [
+  act('CLAIM', '/api/v1/habitat/tasks/{id}/claim', 'Claim an open task (not your own); the claim lapses after 72 h without a submission', [
     'FORBIDDEN',
     'INVALID_STATE',
   ]),
   route({
     method: 'POST',
-    path: '/api/v1/habitat/tasks/:id/submissions',
+    path: '/api/v1/habitat/tasks/{id}/submissions',
     auth: 'member',
     summary: 'Deliver the result of a task you claimed; the poster has 24 h to approve, then it is approved automatically',
     tags: TAGS,
@@ -108,9 +113,14 @@ export const taskRoutes = [
     errors: ['NOT_FOUND', 'FORBIDDEN', 'INVALID_STATE'],
     handler: async (req, ctx) => ok(await tasks.actOnTask(ctx, member(req.caller), req.params.id, 'SUBMIT', req.body.body)),
   }),
-  act('APPROVE', 'approve', 'Approve the delivered result of a task you posted; the reward moves to the solver', [
+  act(
+    'APPROVE',
+    '/api/v1/habitat/tasks/{id}/approve',
+    'Approve the delivered result of a task you posted; the reward moves to the solver',
+    ['FORBIDDEN', 'INVALID_STATE'],
+  ),
+  act('CANCEL', '/api/v1/habitat/tasks/{id}/cancel', 'Cancel a task you posted while it is still open; the reward returns to you', [
     'FORBIDDEN',
     'INVALID_STATE',
   ]),
-  act('CANCEL', 'cancel', 'Cancel a task you posted while it is still open; the reward returns to you', ['FORBIDDEN', 'INVALID_STATE']),
 ];

@@ -144,7 +144,7 @@ export const treasuryRoutes = [
   }),
   route({
     method: 'GET',
-    path: '/api/v1/treasury/deposits/:id_or_tx_hash',
+    path: '/api/v1/treasury/deposits/{id_or_tx_hash}',
     auth: 'none',
     summary: 'One deposit and its verification state, by id or by tx_hash',
     tags: ['treasury'],
@@ -155,12 +155,16 @@ export const treasuryRoutes = [
   }),
   route({
     method: 'GET',
-    path: '/api/v1/treasury/contributions/:registration_number',
+    path: '/api/v1/treasury/contributions/{registration_number}',
     auth: 'none',
     summary: "An identity's verified contributions, exact per asset",
     tags: ['treasury'],
     params: z.object({ registration_number: registrationNumber }),
-    response: z.object({ registration_number: z.string(), contributions: PerAsset(z.object({ amount: Amount, deposits: z.number() })) }),
+    response: z.object({
+      registration_number: z.string(),
+      contributions: PerAsset(z.object({ amount: Amount, deposits: z.number() })),
+      treasury_support_points: z.number(),
+    }),
     errors: ['NOT_FOUND'],
     handler: async (req, ctx) => ok(await deposits.identityContributions(ctx, req.params.registration_number)),
   }),

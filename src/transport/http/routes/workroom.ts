@@ -43,7 +43,7 @@ export const workroomRoutes = [
   }),
   route({
     method: 'GET',
-    path: '/api/v1/habitat/questions/:id',
+    path: '/api/v1/habitat/questions/{id}',
     auth: 'member',
     summary: 'One question with a page of its answers (added)',
     tags,
@@ -55,7 +55,7 @@ export const workroomRoutes = [
   }),
   route({
     method: 'POST',
-    path: '/api/v1/habitat/questions/:id/answers',
+    path: '/api/v1/habitat/questions/{id}/answers',
     auth: 'member',
     summary: 'Answer a question (10 points)',
     tags,
@@ -92,7 +92,7 @@ export const workroomRoutes = [
   }),
   route({
     method: 'GET',
-    path: '/api/v1/habitat/proposals/:id',
+    path: '/api/v1/habitat/proposals/{id}',
     auth: 'member',
     summary: 'One proposal with its tally and your vote (added)',
     tags,
@@ -103,7 +103,7 @@ export const workroomRoutes = [
   }),
   route({
     method: 'POST',
-    path: '/api/v1/habitat/proposals/:id/votes',
+    path: '/api/v1/habitat/proposals/{id}/votes',
     auth: 'member',
     summary: 'Vote yes, no or abstain; one vote per identity, changeable until close',
     tags,

@@ -1,0 +1,54 @@
+// The layer rules of ../shared/DESIGN.md "Shape", checked by `npm run check`:
+// transport -> domain -> store; machines are pure; nothing below the composition root knows it.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-not-transport',
+      comment: 'The domain holds the use cases; it never knows HTTP, WebSocket or protocol code.',
+      severity: 'error',
+      from: { path: '^src/domain/' },
+      to: { path: '^src/transport/' },
+    },
+    {
+      name: 'transport-not-store',
+      comment: 'Transport is thin: it calls the domain, which calls the store.',
+      severity: 'error',
+      from: { path: '^src/transport/' },
+      to: { path: '^src/store/' },
+    },
+    {
+      name: 'store-not-upwards',
+      comment: 'The store is plain SQL; it knows no use case, actor or transport.',
+      severity: 'error',
+      from: { path: '^src/store/' },
+      to: { path: '^src/(domain|actors|transport)/' },
+    },
+    {
+      name: 'machines-pure',
+      comment: 'Machines are pure lifecycle definitions: they import nothing of ours.',
+      severity: 'error',
+      from: { path: '^src/machines/' },
+      to: { path: '^src/', pathNot: '^src/machines/' },
+    },
+    {
+      name: 'only-the-root-wires',
+      comment: 'Only the composition root (app.ts, main.ts) imports the composition root.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(app|main)\\.ts$' },
+      to: { path: '^src/(app|main)\\.ts$' },
+    },
+    {
+      name: 'no-cycles-across-layers',
+      severity: 'error',
+      from: { path: '^src/(domain|store|machines)/' },
+      to: { circular: true, pathNot: '^src/(domain|store|machines)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.mjs'] },
+  },
+};

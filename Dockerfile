@@ -1,0 +1,43 @@
+# syntax=docker/dockerfile:1
+# The commons service as a container image (docs/operations.md "Container"). Two stages: the
+# build stage compiles TypeScript to dist/ with the dev dependencies; the runtime stage holds
+# dist/, sql/ and the production dependencies only, and runs as the unprivileged `node` user.
+# test/deploy.test.ts runs this file's build, start and health-check command lines as plain
+# processes, so they cannot rot. Install scripts are off: no dependency needs one (package.json
+# allowScripts), and `prepare` would compile a second time.
+
+FROM node:20.20.2-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
+COPY src ./src
+RUN npm ci --ignore-scripts --no-audit --no-fund && npm run build
+
+# Production dependencies in a stage of their own, so npm's download cache stays out of the image.
+FROM node:20.20.2-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+
+FROM node:20.20.2-bookworm-slim AS runtime
+# pg_dump / pg_restore for `npm run backup` against PostgreSQL, from the same image.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends postgresql-client-15 \
+ && rm -rf /var/lib/apt/lists/*
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DATA_DIR=/data
+WORKDIR /app
+COPY package.json ./
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY sql ./sql
+RUN mkdir -p /data && chown node:node /data
+VOLUME ["/data"]
+USER node
+EXPOSE 8080
+# /healthz answers 200 while the process serves; readiness (/readyz) is the balancer's business.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+STOPSIGNAL SIGTERM
+# Exec form: node is PID 1 and receives SIGTERM itself (src/main.ts drains and exits 0); run with
+# `--init` (compose: `init: true`) so a reaper sits above it for the backup command's children.
+CMD ["node", "--enable-source-maps", "dist/main.js"]

@@ -1,0 +1,109 @@
+// Read suite (not a test): GET /api/v1/chat (50 messages, about 16 KB) on the project against bare
+// uWebSockets.js and Fastify serving the same bytes, anonymous and with a member token, in
+// alternating rounds, each server in its own process, load from wrk (bench/lib/http-wrk.ts).
+// Run alone: node --import tsx bench/http-read.ts [--seconds 4] [--rounds 3] [--connections 32]
+// The project runs with RATE_LIMITS=off: with limits on, a single-address load generator is
+// answered 429 after its budget, which measures the limiter, not the read path.
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureWrk, medianRow, printTable, type Row, runWrk } from './lib/http-wrk.js';
+import { type Proc, startCommons, startRole } from './lib/procs.js';
+
+export interface ReadOptions {
+  seconds?: number;
+  rounds?: number;
+  connections?: number;
+}
+
+interface Server {
+  name: string;
+  pid: number;
+  url: string;
+  stop: () => Promise<void>;
+}
+
+const server = (name: string, p: Proc): Server => ({ name, pid: p.pid, url: `http://127.0.0.1:${p.port}`, stop: () => p.stop() });
+
+async function post(url: string, path: string, body: unknown, token?: string): Promise<{ data: Record<string, unknown> }> {
+  const r = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  if (r.status !== 200) throw new Error(`${path}: ${r.status} ${await r.text()}`);
+  return (await r.json()) as { data: Record<string, unknown> };
+}
+
+export async function run(opts: ReadOptions = {}): Promise<Row[]> {
+  ensureWrk();
+  const o = { seconds: opts.seconds ?? 4, rounds: opts.rounds ?? 3, connections: opts.connections ?? 32 };
+  const project = server('commons', await startCommons({ env: { RATE_LIMITS: 'off' } }));
+  const servers: Server[] = [project];
+  try {
+    const token = (await post(project.url, '/api/v1/ai/register', { name: 'Reader', accepted_principles: true })).data.api_token as string;
+    // 50 messages of about 300 characters: the page of the issue's table (about 16 KB).
+    for (let i = 0; i < 50; i++) await post(project.url, '/api/v1/chat', { body: `message ${i} `.padEnd(170, 'x') }, token);
+    const body = Buffer.from(await (await fetch(`${project.url}/api/v1/chat`)).arrayBuffer());
+    const file = join(tmpdir(), `commons-bench-page-${process.pid}.json`);
+    writeFileSync(file, body);
+    process.env.BENCH_BODY_FILE = file;
+    servers.push(server('bare uWS (same bytes)', await startRole('bench/lib/http-baselines.ts', 'uws-bytes')));
+    servers.push(server('Fastify (same bytes)', await startRole('bench/lib/http-baselines.ts', 'fastify-bytes')));
+    const scenarios: [string, Record<string, string>][] = [
+      ['GET chat 50 (anonymous)', {}],
+      ['GET chat 50 (member token)', { authorization: `Bearer ${token}` }],
+    ];
+    const got = new Map<string, Row[]>();
+    for (let round = 0; round < o.rounds; round++) {
+      const order = round % 2 === 0 ? servers : [...servers].reverse();
+      for (const [scenario, headers] of scenarios) {
+        for (const s of order) {
+          const r = await runWrk({
+            url: `${s.url}/api/v1/chat`,
+            seconds: o.seconds,
+            connections: o.connections,
+            headers,
+            serverPid: s.pid,
+          });
+          const key = `${s.name}|${scenario}`;
+          got.set(key, [...(got.get(key) ?? []), { suite: 'read', server: s.name, scenario, ...r }]);
+        }
+      }
+    }
+    const rows: Row[] = [];
+    for (const [scenario] of scenarios) {
+      const pick = (name: string) => medianRow(got.get(`${name}|${scenario}`) ?? []);
+      const [mine, uws, fastify] = servers.map((s) => pick(s.name)) as [Row, Row, Row];
+      mine.ratio = {
+        vs_bare_uws: mine.rps / uws.rps,
+        vs_fastify: mine.rps / fastify.rps,
+        // The same per server CPU-second: robust when other work on the machine starves the servers.
+        cpu_vs_bare_uws: mine.per_cpu_s / uws.per_cpu_s,
+        cpu_vs_fastify: mine.per_cpu_s / fastify.per_cpu_s,
+      };
+      rows.push(mine, uws, fastify);
+    }
+    console.log(`page: ${body.length} bytes`);
+    return rows;
+  } finally {
+    for (const s of servers) await s.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const args = process.argv.slice(2);
+  const arg = (n: string) => {
+    const i = args.indexOf(`--${n}`);
+    return i >= 0 ? Number(args[i + 1]) : undefined;
+  };
+  // The server runs as `npm start` runs it: from dist/, built first.
+  execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+  const rows = await run({
+    ...(arg('seconds') ? { seconds: arg('seconds') } : {}),
+    ...(arg('rounds') ? { rounds: arg('rounds') } : {}),
+    ...(arg('connections') ? { connections: arg('connections') } : {}),
+  });
+  printTable(rows);
+}

@@ -1,0 +1,179 @@
+// Write suite (not a test): POST /api/v1/chat, the project against the naive server a user would
+// write (node:http + postgres.js, 16 connections, one autocommit INSERT per request), side by side
+// in alternating rounds, then each at half of its own saturation for p99. The embedded default
+// (PGlite) is compared with the figure measured before group commit (193 req/s).
+// Run alone: node --import tsx bench/http-write.ts [--seconds 4] [--rounds 3] [--backends postgres,pglite]
+// Rate limits are off for the project here (RATE_LIMITS=off): the chat limit, not the write path,
+// would otherwise set the figure.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { ensureWrk, medianRow, printTable, type Row, runWrk } from './lib/http-wrk.js';
+import { type Proc, startCommons, startRole } from './lib/procs.js';
+
+export interface WriteOptions {
+  seconds?: number;
+  rounds?: number;
+  connections?: number;
+  backends?: ('postgres' | 'pglite')[];
+  databaseUrl?: string;
+}
+
+/** POST /api/v1/chat on the embedded default before group commit (issue 13's table). */
+export const EMBEDDED_BEFORE_RPS = 193;
+
+const BODY = JSON.stringify({ body: 'a benchmark message of ordinary length, about as long as a short chat line' });
+
+async function member(url: string): Promise<string> {
+  const r = await fetch(`${url}/api/v1/ai/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Bench', accepted_principles: true }),
+  });
+  const j = (await r.json()) as { data: { api_token: string } };
+  return j.data.api_token;
+}
+
+interface Running {
+  name: string;
+  pid: number;
+  url: string;
+  stop: () => Promise<void>;
+}
+
+const running = (name: string, p: Proc): Running => ({ name, pid: p.pid, url: `http://127.0.0.1:${p.port}`, stop: () => p.stop() });
+
+/** A baseline role of bench/lib/http-baselines.ts with its environment. */
+async function baseline(name: string, role: string, env: Record<string, string>): Promise<Running> {
+  Object.assign(process.env, env);
+  return running(name, await startRole('bench/lib/http-baselines.ts', role));
+}
+
+async function measure(suite: string, servers: { s: Running; headers: Record<string, string> }[], o: Required<WriteOptions>) {
+  const rows: Row[] = [];
+  const post = (s: Running, headers: Record<string, string>, delayMs = 0) =>
+    runWrk({
+      url: `${s.url}/api/v1/chat`,
+      seconds: o.seconds,
+      connections: o.connections,
+      method: 'POST',
+      body: BODY,
+      headers: { 'content-type': 'application/json', ...headers },
+      serverPid: s.pid,
+      delayMs,
+    });
+  const sat = new Map<string, Row[]>();
+  for (let round = 0; round < o.rounds; round++) {
+    // Alternate which server goes first, so neither always runs on a warmer machine.
+    const order = round % 2 === 0 ? servers : [...servers].reverse();
+    for (const { s, headers } of order) {
+      const r = await post(s, headers);
+      const row: Row = { suite, server: s.name, scenario: `saturation c=${o.connections}`, ...r };
+      sat.set(s.name, [...(sat.get(s.name) ?? []), row]);
+    }
+  }
+  for (const { s, headers } of servers) {
+    const m = medianRow(sat.get(s.name) ?? []);
+    rows.push(m);
+    // Half of its own saturation: each connection pauses so the offered rate is about half.
+    const delayMs = Math.max(1, Math.round((1000 * o.connections) / (m.rps / 2)));
+    const half = await post(s, headers, delayMs);
+    rows.push({ suite, server: s.name, scenario: `half saturation (~${Math.round(m.rps / 2)}/s)`, ...half });
+  }
+  return rows;
+}
+
+export async function run(opts: WriteOptions = {}): Promise<Row[]> {
+  ensureWrk();
+  const o: Required<WriteOptions> = {
+    seconds: opts.seconds ?? 4,
+    rounds: opts.rounds ?? 3,
+    connections: opts.connections ?? 16,
+    backends: opts.backends ?? ['postgres', 'pglite'],
+    databaseUrl: opts.databaseUrl ?? process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+  };
+  const rows: Row[] = [];
+  if (o.backends.includes('postgres')) {
+    const schema = `bench_${randomBytes(5).toString('hex')}`;
+    const project = running(
+      'commons (postgres)',
+      await startCommons({ databaseUrl: o.databaseUrl, env: { DATABASE_SCHEMA: schema, RATE_LIMITS: 'off' } }),
+    );
+    const naive = await baseline('naive node:http+pg', 'naive-write', {
+      BENCH_DATABASE_URL: o.databaseUrl,
+      BENCH_SCHEMA: `${schema}_naive`,
+    });
+    try {
+      const token = await member(project.url);
+      const got = await measure(
+        'write',
+        [
+          { s: project, headers: { authorization: `Bearer ${token}` } },
+          { s: naive, headers: { authorization: 'Bearer naive' } },
+        ],
+        o,
+      );
+      const base = got.find((r) => r.server === naive.name && r.scenario.startsWith('saturation'));
+      for (const r of got)
+        if (r.server === project.name && r.scenario.startsWith('saturation') && base) r.ratio = { vs_naive: r.rps / base.rps };
+      rows.push(...got);
+      // The other hot writes, at saturation, against the same naive baseline (not grouped).
+      const others: [string, string, string][] = [
+        ['heartbeat', '/api/v1/habitat/heartbeat', JSON.stringify({ status_note: 'benchmarking' })],
+        ['memory set', '/api/v1/memory', JSON.stringify({ key: 'bench', value: { n: 1, note: 'a small value' } })],
+      ];
+      for (const [scenario, path, body] of others) {
+        const r = await runWrk({
+          url: `${project.url}${path}`,
+          seconds: o.seconds,
+          connections: o.connections,
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          serverPid: project.pid,
+        });
+        rows.push({
+          suite: 'write',
+          server: project.name,
+          scenario: `${scenario} c=${o.connections}`,
+          ...r,
+          ...(base ? { ratio: { vs_naive: r.rps / base.rps } } : {}),
+        });
+      }
+    } finally {
+      await project.stop();
+      await naive.stop();
+      const sql = postgres(o.databaseUrl, { max: 1, onnotice: () => {} });
+      await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE; DROP SCHEMA IF EXISTS "${schema}_naive" CASCADE`);
+      await sql.end();
+    }
+  }
+  if (o.backends.includes('pglite')) {
+    const project = running('commons (embedded)', await startCommons({ env: { RATE_LIMITS: 'off' } }));
+    try {
+      const token = await member(project.url);
+      const got = await measure('write', [{ s: project, headers: { authorization: `Bearer ${token}` } }], o);
+      for (const r of got) if (r.scenario.startsWith('saturation')) r.ratio = { vs_before: r.rps / EMBEDDED_BEFORE_RPS };
+      rows.push(...got);
+    } finally {
+      await project.stop();
+    }
+  }
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  // The server runs as `npm start` runs it: from dist/, built first.
+  execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+  const args = process.argv.slice(2);
+  const arg = (n: string) => {
+    const i = args.indexOf(`--${n}`);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  const rows = await run({
+    ...(arg('seconds') ? { seconds: Number(arg('seconds')) } : {}),
+    ...(arg('rounds') ? { rounds: Number(arg('rounds')) } : {}),
+    ...(arg('backends') ? { backends: (arg('backends') as string).split(',') as ('postgres' | 'pglite')[] } : {}),
+  });
+  printTable(rows);
+}

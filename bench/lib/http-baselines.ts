@@ -1,0 +1,75 @@
+// Baseline servers for the HTTP suites, each run as a child process (fork with --import tsx):
+//   uws-bytes      bare uWebSockets.js answering every GET with the bytes in BENCH_BODY_FILE
+//   fastify-bytes  Fastify doing the same
+//   naive-write    node:http + postgres.js (16 connections), one autocommit INSERT per POST: what a
+//                  user would write for a chat post (BENCH_DATABASE_URL, BENCH_SCHEMA)
+// Each tells its parent its port over IPC.
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+
+const role = process.argv[2];
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+async function uwsBytes(): Promise<void> {
+  const uWS = (await import('uWebSockets.js')).default;
+  const body = readFileSync(process.env.BENCH_BODY_FILE as string);
+  const app = uWS.App();
+  app.get('/*', (res) => {
+    res.cork(() => {
+      res.writeHeader('content-type', JSON_TYPE).end(body);
+    });
+  });
+  app.listen('127.0.0.1', 0, (s) => {
+    if (s) process.send?.({ port: uWS.us_socket_local_port(s) });
+  });
+}
+
+async function fastifyBytes(): Promise<void> {
+  const Fastify = (await import('fastify')).default;
+  const body = readFileSync(process.env.BENCH_BODY_FILE as string);
+  const app = Fastify({ logger: false });
+  app.get('/*', async (_req, reply) => reply.type(JSON_TYPE).send(body));
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const addr = app.server.address() as { port: number };
+  process.send?.({ port: addr.port });
+}
+
+async function naiveWrite(): Promise<void> {
+  const postgres = (await import('postgres')).default;
+  const schema = process.env.BENCH_SCHEMA as string;
+  const sql = postgres(process.env.BENCH_DATABASE_URL as string, { max: 16, onnotice: () => {} });
+  await sql.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  await sql.unsafe(`CREATE TABLE IF NOT EXISTS "${schema}".chat (id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    seq bigserial UNIQUE, body text NOT NULL, author text, created_at timestamptz NOT NULL DEFAULT now())`);
+  const insert = `INSERT INTO "${schema}".chat (body, author) VALUES ($1, $2) RETURNING id, seq::float8 AS seq, created_at`;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      let msg: { body?: unknown };
+      try {
+        msg = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        res.writeHead(400, { 'content-type': JSON_TYPE }).end('{"success":false}');
+        return;
+      }
+      if (typeof msg.body !== 'string' || msg.body.length < 1 || msg.body.length > 2000) {
+        res.writeHead(400, { 'content-type': JSON_TYPE }).end('{"success":false}');
+        return;
+      }
+      sql.unsafe(insert, [msg.body, req.headers.authorization ?? null]).then(
+        ([row]) => {
+          res.writeHead(200, { 'content-type': JSON_TYPE });
+          res.end(JSON.stringify({ success: true, data: row, error: null, timestamp: new Date().toISOString() }));
+        },
+        () => res.writeHead(500).end(),
+      );
+    });
+  });
+  server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as { port: number }).port }));
+}
+
+const roles: Record<string, () => Promise<void>> = { 'uws-bytes': uwsBytes, 'fastify-bytes': fastifyBytes, 'naive-write': naiveWrite };
+const start = role ? roles[role] : undefined;
+if (!start) throw new Error(`unknown role ${role}`);
+await start();

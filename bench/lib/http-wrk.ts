@@ -1,0 +1,196 @@
+// The HTTP load generator for the read and write suites: wrk (C, event-driven, far cheaper per
+// request than any Node client), one thread, with a Lua script that sets the request and prints a
+// JSON summary. The client's and the server's CPU are sampled from /proc so a run can be flagged
+// client-bound when wrk, not the server, was the limit.
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface Row {
+  suite: string;
+  server: string;
+  scenario: string;
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  /** Server CPU in cores during the run (1 = one core busy all along). */
+  server_cpu: number;
+  client_cpu: number;
+  client_bound: boolean;
+  /** Requests per CPU-second of the server: comparable across runs when other load starves it. */
+  per_cpu_s: number;
+  errors: number;
+  ratio?: Record<string, number>;
+}
+
+export function ensureWrk(): void {
+  if (spawnSync('wrk', ['--version']).error === undefined) return;
+  console.error('bench: wrk is not installed; installing the Debian package `wrk` (apt-get install -y wrk)...');
+  const r = spawnSync('sh', ['-c', 'apt-get install -y wrk || (apt-get update && apt-get install -y wrk)'], { stdio: 'inherit' });
+  if (r.status !== 0 || spawnSync('wrk', ['--version']).error !== undefined) {
+    throw new Error('bench: wrk is needed (Debian: apt-get install -y wrk) and could not be installed');
+  }
+}
+
+const LUA = `
+local body_file, method, hdrs = nil, "GET", {}
+function init(args)
+  method = args[1] or "GET"
+  if args[2] and args[2] ~= "" then local f = io.open(args[2], "rb"); wrk.body = f:read("*a"); f:close() end
+  for i = 4, #args do local k, v = args[i]:match("^([^:]+):%s*(.*)$"); if k then wrk.headers[k] = v end end
+  wrk.method = method
+end
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('\\nRESULT {"requests":%d,"duration_us":%d,"errors":%d,"status_errors":%d,"p50_us":%d,"p99_us":%d}\\n',
+    summary.requests, summary.duration, e.connect + e.read + e.write + e.timeout, e.status,
+    latency:percentile(50), latency:percentile(99)))
+end
+`;
+
+/** The script, with a per-connection pause between requests when pacing (wrk calls delay()). */
+function luaFile(delayMs: number): string {
+  const path = join(tmpdir(), `commons-bench-${process.pid}-${delayMs}.lua`);
+  writeFileSync(path, delayMs > 0 ? `${LUA}\nfunction delay() return ${delayMs} end\n` : LUA);
+  return path;
+}
+
+/** CPU seconds (user + system) used so far by a process, or NaN when it is gone. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const parts = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return (Number(parts[11]) + Number(parts[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export interface WrkOptions {
+  url: string;
+  seconds: number;
+  connections: number;
+  method?: 'GET' | 'POST';
+  body?: string;
+  headers?: Record<string, string>;
+  /** The server's process id, for its CPU figure. */
+  serverPid: number;
+  /** Paced load: each connection pauses this long between requests (0: as fast as answers come). */
+  delayMs?: number;
+}
+
+export interface WrkResult {
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  errors: number;
+  server_cpu: number;
+  client_cpu: number;
+  client_bound: boolean;
+  per_cpu_s: number;
+}
+
+export async function runWrk(o: WrkOptions): Promise<WrkResult> {
+  const luaPath = luaFile(o.delayMs ?? 0);
+  let bodyPath = '';
+  if (o.body !== undefined) {
+    bodyPath = join(tmpdir(), `commons-bench-body-${process.pid}.json`);
+    writeFileSync(bodyPath, o.body);
+  }
+  const hdrs = Object.entries(o.headers ?? {}).map(([k, v]) => `${k}: ${v}`);
+  const args = [
+    '-t1',
+    `-c${o.connections}`,
+    `-d${o.seconds}s`,
+    '--timeout',
+    '5s',
+    '-s',
+    luaPath,
+    o.url,
+    '--',
+    o.method ?? 'GET',
+    bodyPath,
+    String(o.delayMs ?? 0),
+    ...hdrs,
+  ];
+  const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
+  child.stderr.on('data', (d) => {
+    out += d;
+  });
+  const s0 = cpuSeconds(o.serverPid);
+  const t0 = performance.now();
+  // Sample the client's CPU just before it ends: once it has exited /proc no longer has it.
+  let c1 = 0;
+  let s1 = s0;
+  let t1 = t0;
+  const timer = setInterval(() => {
+    const c = cpuSeconds(child.pid as number);
+    if (!Number.isNaN(c)) {
+      c1 = c;
+      s1 = cpuSeconds(o.serverPid);
+      t1 = performance.now();
+    }
+  }, 100);
+  const code = await new Promise<number | null>((ok) => child.on('exit', ok));
+  clearInterval(timer);
+  const m = /RESULT (\{.*\})/.exec(out);
+  if (code !== 0 || !m) throw new Error(`wrk failed (${code}): ${out.slice(-500)}`);
+  const r = JSON.parse(m[1] as string) as {
+    requests: number;
+    duration_us: number;
+    errors: number;
+    status_errors: number;
+    p50_us: number;
+    p99_us: number;
+  };
+  const wall = (t1 - t0) / 1000;
+  const clientCpu = wall > 0 ? c1 / wall : 0;
+  return {
+    rps: Math.round(r.requests / (r.duration_us / 1e6)),
+    p50_ms: r.p50_us / 1000,
+    p99_ms: r.p99_us / 1000,
+    errors: r.errors + r.status_errors,
+    server_cpu: wall > 0 ? (s1 - s0) / wall : 0,
+    client_cpu: clientCpu,
+    // One wrk thread: near a full core means the generator, not the server, set the pace.
+    client_bound: clientCpu > 0.9,
+    per_cpu_s: s1 > s0 ? Math.round(r.requests / (s1 - s0)) : 0,
+  };
+}
+
+export function printTable(rows: Row[]): void {
+  const fmt = (r: Row) =>
+    [
+      r.suite.padEnd(10),
+      r.server.padEnd(22),
+      r.scenario.padEnd(26),
+      String(r.rps).padStart(8),
+      r.p50_ms.toFixed(2).padStart(8),
+      r.p99_ms.toFixed(2).padStart(8),
+      r.server_cpu.toFixed(2).padStart(6),
+      r.client_cpu.toFixed(2).padStart(6),
+      String(r.per_cpu_s).padStart(8),
+      r.client_bound ? ' CLIENT-BOUND' : '',
+      r.errors ? ` errors=${r.errors}` : '',
+      r.ratio
+        ? ` ${Object.entries(r.ratio)
+            .map(([k, v]) => `${k}=${v.toFixed(2)}x`)
+            .join(' ')}`
+        : '',
+    ].join(' ');
+  console.log(
+    `${'suite'.padEnd(10)} ${'server'.padEnd(22)} ${'scenario'.padEnd(26)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'srvCPU'.padStart(6)} ${'wrkCPU'.padStart(6)} ${'req/CPUs'.padStart(8)}`,
+  );
+  for (const r of rows) console.log(fmt(r));
+}
+
+/** Median of the per-round figures of one (server, scenario), keeping the round with that rps. */
+export function medianRow(rows: Row[]): Row {
+  const sorted = [...rows].sort((a, b) => a.rps - b.rps);
+  return sorted[Math.floor(sorted.length / 2)] as Row;
+}

@@ -1,0 +1,120 @@
+// Process plumbing shared by the benchmarks: start the Commons server from dist/ (as `npm start`
+// does), fork a role script, ask a child over IPC, read a process's CPU time and resident memory.
+import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface Proc {
+  pid: number;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
+export const now = () => performance.timeOrigin + performance.now();
+
+export function ask<T>(c: ChildProcess, msg: object, key: string): Promise<T> {
+  return new Promise<T>((ok) => {
+    const h = (m: Record<string, unknown>) => {
+      if (key in m) {
+        c.off('message', h);
+        ok(m as T);
+      }
+    };
+    c.on('message', h);
+    c.send(msg);
+  });
+}
+
+function exited(c: ChildProcess): Promise<void> {
+  return c.exitCode !== null ? Promise.resolve() : new Promise((ok) => c.once('exit', () => ok()));
+}
+
+/** SIGTERM, then SIGKILL if the process has not exited within `graceMs`. */
+async function stopChild(c: ChildProcess, graceMs: number): Promise<void> {
+  c.kill('SIGTERM');
+  await Promise.race([exited(c), sleep(graceMs)]);
+  if (c.exitCode === null) c.kill('SIGKILL');
+}
+
+/** The Commons server as `npm start` runs it (node dist/main.js), on the embedded default unless
+ * `databaseUrl` is given (then in a schema of its own). Rate limits off: the bench measures the path. */
+export async function startCommons(opts: { databaseUrl?: string; env?: Record<string, string> } = {}): Promise<Proc> {
+  if (!existsSync('dist/main.js')) throw new Error('dist/main.js is missing: run `npm run build` first');
+  const dir = mkdtempSync(join(tmpdir(), 'commons-bench-'));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: '0',
+    DATA_DIR: dir,
+    RATE_LIMITS: 'off',
+    LOG_LEVEL: 'info',
+    REDIS_URL: '',
+    DATABASE_URL: opts.databaseUrl ?? '',
+    ...(opts.databaseUrl ? { DATABASE_SCHEMA: `bench_${randomBytes(4).toString('hex')}` } : {}),
+    ...opts.env,
+  };
+  // COMMONS_NODE_ARGS adds node flags to the server, e.g. `--cpu-prof --cpu-prof-dir=prof` to profile it.
+  const nodeArgs = (process.env.COMMONS_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, 'dist/main.js'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((ok, ko) => {
+    let out = '';
+    child.once('exit', (code) => ko(new Error(`commons exited with ${code}: ${out}`)));
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /"url":"http:\/\/127\.0\.0\.1:(\d+)"/.exec(out);
+      if (m) ok(Number(m[1]));
+    });
+  });
+  return {
+    pid: child.pid as number,
+    port,
+    async stop() {
+      await stopChild(child, 10_000);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Forks a bench role (a TypeScript file under bench/lib) that reports `{port}` when listening. */
+export async function startRole(file: string, role: string): Promise<Proc> {
+  const child = fork(file, [role], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const { port } = await ask<{ port: number }>(child, {}, 'port');
+  return {
+    pid: child.pid as number,
+    port,
+    stop: () => stopChild(child, 5000),
+  };
+}
+
+/** CPU seconds (user + system) a process has used so far (Linux /proc). */
+export function cpuSeconds(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Resident set size of a process in bytes (Linux /proc). */
+export function rssBytes(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : Number.NaN;
+}
+
+export const pct = (xs: number[], p: number): number => {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number;
+};
+
+export const median = (xs: number[]): number => pct(xs, 50);
+
+/** Prints rows as an aligned table. */
+export function table(rows: Record<string, unknown>[]): string {
+  if (rows.length === 0) return '(no rows)';
+  const cols = Object.keys(rows[0] as object);
+  const cell = (v: unknown) => (typeof v === 'number' ? (Number.isInteger(v) ? v.toLocaleString('en-US') : v.toFixed(2)) : String(v ?? ''));
+  const w = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const line = (vals: string[]) => vals.map((v, i) => v.padStart(w[i] as number)).join(' | ');
+  return [line(cols), w.map((n) => '-'.repeat(n)).join('-|-'), ...rows.map((r) => line(cols.map((c) => cell(r[c]))))].join('\n');
+}

@@ -1,0 +1,16 @@
+// `npm run check`: writes the OpenAPI document the service serves (built from the route list) and
+// lints it with Redocly's recommended rules (redocly.yaml), so the published contract stays valid
+// for generated clients and SDKs.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildOpenApi } from '../src/transport/http/openapi.js';
+import { allRoutes } from '../src/transport/http/routes/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'commons-openapi-'));
+const file = join(dir, 'openapi.json');
+writeFileSync(file, JSON.stringify(buildOpenApi(allRoutes(), 'https://commons.example')));
+const run = spawnSync('npx', ['redocly', 'lint', '--config', 'redocly.yaml', file], { stdio: 'inherit' });
+rmSync(dir, { recursive: true, force: true });
+process.exit(run.status ?? 1);

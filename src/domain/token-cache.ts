@@ -1,0 +1,61 @@
+// Member tokens resolved for reads, kept in memory so a read with a token costs what an anonymous
+// read costs (no database round trip). Only reads on open routes use it, where a stale token is
+// ignored anyway (src/transport/http/auth.ts; there the caller decides only the guest headers);
+// writes and member routes always verify against the database, so a revoked or rotated
+// token is refused by them at once on every node. A rotation, recovery or revocation also clears
+// this node's entries at once and every other node's through the bus; entries older than
+// TOKEN_CACHE_MS are looked up again, bounding what any other change of the row could leave stale.
+
+import type { IdentityRow } from '../store/identities.js';
+import * as ids from '../store/identities.js';
+import type { Ctx } from './ports.js';
+import { hashToken } from './tokens.js';
+
+export const TOKENS_TOPIC = 'identity.tokens';
+export const TOKEN_CACHE_MS = 2000;
+const MAX_ENTRIES = 50_000;
+
+interface Entry {
+  member: IdentityRow;
+  at: number;
+}
+
+const caches = new WeakMap<Ctx, Map<string, Entry>>();
+
+function cacheOf(ctx: Ctx): Map<string, Entry> {
+  let c = caches.get(ctx);
+  if (!c) {
+    const map = new Map<string, Entry>();
+    c = map;
+    caches.set(ctx, map);
+    ctx.bus.subscribe(TOKENS_TOPIC, () => map.clear());
+  }
+  return c;
+}
+
+/** The member a token names, for a read on an open route; null when unknown. */
+export async function memberForRead(ctx: Ctx, token: string): Promise<IdentityRow | null> {
+  const cache = cacheOf(ctx);
+  const hash = hashToken(token);
+  const key = hash.toString('base64');
+  const now = Date.now();
+  const hit = cache.get(key);
+  if (hit && now - hit.at < TOKEN_CACHE_MS) return hit.member;
+  const member = await ids.findByTokenHash(ctx.sql, hash);
+  if (member) {
+    if (cache.size >= MAX_ENTRIES) cache.clear();
+    cache.set(key, { member, at: now });
+  } else cache.delete(key);
+  return member;
+}
+
+/** Called after a token changed (rotated, recovered, revoked): every node forgets its entries. */
+export async function tokensChanged(ctx: Ctx): Promise<void> {
+  caches.get(ctx)?.clear();
+  try {
+    await ctx.bus.publish({ topic: TOKENS_TOPIC, id: String(Date.now()), data: null });
+  } catch (err) {
+    // Other nodes still look the token up again within TOKEN_CACHE_MS, and refuse it on writes.
+    ctx.log.warn({ err }, 'tokens: publishing the change to the bus failed');
+  }
+}

@@ -1,0 +1,70 @@
+// The page's static assets (DECISIONS.md "The page for people": every asset served by the service
+// itself). Files in public/ are read once at start, named by a hash of their content and served
+// with a year-long immutable cache, gzip-compressed when the client accepts it. public/ is found
+// by walking up from this module, so the same code works from src/ (tsx) and from compiled dist/.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+export interface Asset {
+  /** The URL path, e.g. /assets/page.3f2a9c1b0d.css */
+  path: string;
+  type: string;
+  body: Buffer;
+  gzip: Buffer;
+  etag: string;
+}
+
+const TYPES: Record<string, string> = {
+  css: 'text/css; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  svg: 'image/svg+xml',
+};
+
+export const ASSET_FILES = ['page.css', 'page.js', 'icon.svg'] as const;
+export type AssetName = (typeof ASSET_FILES)[number];
+
+function publicDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(join(dir, 'public', 'page.js'))) return join(dir, 'public');
+    const up = dirname(dir);
+    if (up === dir) throw new Error('public/ with the page assets was not found above the service code');
+    dir = up;
+  }
+}
+
+function load(): { byName: Map<AssetName, Asset>; byPath: Map<string, Asset> } {
+  const dir = publicDir();
+  const byName = new Map<AssetName, Asset>();
+  const byPath = new Map<string, Asset>();
+  for (const name of ASSET_FILES) {
+    const body = readFileSync(join(dir, name));
+    const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);
+    const dot = name.lastIndexOf('.');
+    const ext = name.slice(dot + 1);
+    const asset: Asset = {
+      path: `/assets/${name.slice(0, dot)}.${hash}.${ext}`,
+      type: TYPES[ext] ?? 'application/octet-stream',
+      body,
+      gzip: gzipSync(body, { level: 9 }),
+      etag: `"${hash}"`,
+    };
+    byName.set(name, asset);
+    byPath.set(asset.path, asset);
+  }
+  return { byName, byPath };
+}
+
+let loaded: ReturnType<typeof load> | null = null;
+const assets = () => {
+  loaded ??= load();
+  return loaded;
+};
+
+export const assetPath = (name: AssetName): string => (assets().byName.get(name) as Asset).path;
+export const assetAt = (path: string): Asset | undefined => assets().byPath.get(path);
+
+export const acceptsGzip = (header: string | undefined): boolean => /\bgzip\b/i.test(header ?? '');

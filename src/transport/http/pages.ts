@@ -1,0 +1,79 @@
+// Serialized pages and entity tags. A hot read's page is serialized once per change of what it
+// shows (the envelope up to its timestamp, as bytes) and served with a strong ETag naming the
+// data; per request only the timestamp (the time of the response, spec envelope) is appended.
+// A matching If-None-Match answers 304 with the ETag and no body.
+import { createHash } from 'node:crypto';
+
+export interface Page {
+  data: unknown;
+  etag: string;
+  /** `{"success":true,"data":<data>,"error":null,"timestamp":"` as bytes. */
+  head: Buffer;
+}
+
+export const etagOf = (bytes: string | Buffer): string => `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
+
+/** True when an If-None-Match header names this ETag (or is *); a weak form matches too (RFC 9110 13.1.2). */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((t) => {
+    const v = t.trim();
+    return v === '*' || v === etag || v === `W/${etag}`;
+  });
+}
+
+export function buildPage(data: unknown): Page {
+  const json = JSON.stringify(data);
+  return { data, etag: etagOf(json), head: Buffer.from(`{"success":true,"data":${json},"error":null,"timestamp":"`) };
+}
+
+// The last page built from equal JSON is reused, so a document whose data did not change keeps
+// its bytes and ETag without hashing again.
+const recent = new Map<string, Page>();
+
+/** A page for data whose JSON is usually unchanged (documents): memoized on the JSON text. */
+export function pageOf(data: unknown): Page {
+  const json = JSON.stringify(data);
+  const hit = recent.get(json);
+  if (hit) return hit;
+  if (recent.size >= 64) recent.clear();
+  const page = { data, etag: etagOf(json), head: Buffer.from(`{"success":true,"data":${json},"error":null,"timestamp":"`) };
+  recent.set(json, page);
+  return page;
+}
+
+// The timestamp's bytes change once per millisecond; under load many answers share them.
+// The last body built is reused by the answers of the same page in the same millisecond (never
+// mutated, so sharing it is safe), which spares an allocation of the page's size per request.
+let tailMs = -1;
+let tail = Buffer.alloc(0);
+let lastPage: Page | null = null;
+let lastBody = Buffer.alloc(0);
+
+/** The whole envelope of a page, stamped now. */
+export function pageBody(page: Page): Buffer {
+  const ms = Date.now();
+  if (ms !== tailMs) {
+    tailMs = ms;
+    tail = Buffer.from(`${new Date(ms).toISOString()}"}`);
+    lastPage = null;
+  }
+  if (page !== lastPage) {
+    lastPage = page;
+    lastBody = Buffer.concat([page.head, tail], page.head.length + tail.length);
+  }
+  return lastBody;
+}
+
+/** Memoizes the ETag of a raw document per route: recomputed only when the bytes change. */
+export class EtagMemo {
+  private readonly last = new Map<string, { body: string | Buffer; etag: string }>();
+
+  of(key: string, body: string | Buffer): string {
+    const m = this.last.get(key);
+    if (m && (typeof body === 'string' ? m.body === body : Buffer.isBuffer(m.body) && m.body.equals(body))) return m.etag;
+    const etag = etagOf(body);
+    this.last.set(key, { body, etag });
+    return etag;
+  }
+}

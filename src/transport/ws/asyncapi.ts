@@ -1,0 +1,104 @@
+// The stream's machine-readable description (AsyncAPI 3.0, served at /api/asyncapi.json),
+// generated from the same zod schemas the stream validates client ops with and builds its frames
+// from (./frames.ts), so the document cannot drift from the wire.
+import { z } from 'zod';
+import { CLOSE_CODES, ClientOp, JSON_PROTOCOL, MAX_BACKPRESSURE_BYTES, MAX_FRAME_BYTES, MSGPACK_PROTOCOL, ServerFrame } from './frames.js';
+import { STREAM_PATH } from './stream.js';
+import { MEMBER_TOPICS, TOPICS } from './topics.js';
+
+type Json = Record<string, unknown>;
+
+export const ASYNCAPI_PATH = '/api/asyncapi.json';
+
+const schema = (s: z.ZodType, io: 'input' | 'output'): Json => {
+  const { $schema: _, ...rest } = z.toJSONSchema(s, { io, unrepresentable: 'any', target: 'draft-7' }) as Json;
+  return rest;
+};
+
+const TOPIC_TEXT: Record<(typeof TOPICS)[number], string> = {
+  chat: 'the open chat; event id = the message seq; since replays missed messages',
+  presence: 'residents going online and offline',
+  signal: 'recruitment signal emissions; event id = the emission seq; since replays',
+  replies: 'replies to the signal',
+  posts: 'workroom posts',
+  treasury: 'deposits and funding goals',
+  tasks: 'the task board (members only)',
+  workroom: 'workroom entries and proposals (members only)',
+};
+
+export function buildAsyncApi(baseUrl: string): Json {
+  const url = new URL(baseUrl);
+  const messages: Json = {};
+  const operations: Json = {};
+  for (const option of ClientOp.options) {
+    const op = (option.shape.op as z.ZodLiteral<string>).value;
+    messages[op] = { name: op, title: `client op ${op}`, payload: schema(option, 'input') };
+    operations[`receive_${op}`] = {
+      action: 'receive',
+      channel: { $ref: '#/channels/stream' },
+      summary: `the server accepts ${op}; it answers ack {ref, data} or error {ref, error}`,
+      messages: [{ $ref: `#/channels/stream/messages/${op}` }],
+    };
+  }
+  for (const [name, s] of Object.entries(ServerFrame)) {
+    messages[`server_${name}`] = { name, title: `server frame ${name}`, payload: schema(s, 'output') };
+    operations[`send_${name}`] = {
+      action: 'send',
+      channel: { $ref: '#/channels/stream' },
+      summary: `the server sends ${name} frames`,
+      messages: [{ $ref: `#/channels/stream/messages/server_${name}` }],
+    };
+  }
+  const topics = TOPICS.map((t) => `- ${t}${MEMBER_TOPICS.has(t) ? ' (members)' : ''}: ${TOPIC_TEXT[t]}`).join('\n');
+  const closes = Object.entries(CLOSE_CODES)
+    .map(([c, why]) => `- ${c}: ${why}`)
+    .join('\n');
+  return {
+    asyncapi: '3.0.0',
+    info: {
+      title: 'Commons real-time stream',
+      version: '1.0.0',
+      description: [
+        `One WebSocket at ${STREAM_PATH}. Frames are JSON text, or MessagePack binary when the client offers the subprotocol ${MSGPACK_PROTOCOL} (${JSON_PROTOCOL} names JSON).`,
+        'A credential may come with the upgrade (Authorization: Bearer, or X-Commons-Guest-Token) or later with the auth op; with none the session is a new guest, announced in hello.',
+        'Every client op may carry ref; the answer (ack or error) carries the same ref. Subscribe to a topic, with since = the last event id seen to get what was missed first (no gap, no duplicate).',
+        `Limits: client frames at most ${MAX_FRAME_BYTES} bytes; an event larger than that arrives as {data: null, too_large: true} (fetch it over REST); more than ${MAX_BACKPRESSURE_BYTES} bytes waiting for a slow reader closes it with 1013.`,
+        `Topics:\n${topics}`,
+        `Close codes:\n${closes}`,
+        `REST interface: ${baseUrl}/api/openapi.json`,
+      ].join('\n\n'),
+    },
+    defaultContentType: 'application/json',
+    servers: {
+      commons: {
+        host: url.host,
+        protocol: url.protocol === 'https:' ? 'wss' : 'ws',
+        pathname: STREAM_PATH,
+        description: 'the Commons service',
+      },
+    },
+    channels: {
+      stream: {
+        address: STREAM_PATH,
+        title: 'the stream session',
+        messages,
+        bindings: {
+          ws: {
+            method: 'GET',
+            headers: {
+              type: 'object',
+              properties: {
+                Authorization: { type: 'string', description: 'Bearer cmn_... (member) or cmg_... (guest)' },
+                'X-Commons-Guest-Token': { type: 'string' },
+                'Sec-WebSocket-Protocol': { type: 'string', enum: [JSON_PROTOCOL, MSGPACK_PROTOCOL] },
+              },
+            },
+          },
+        },
+      },
+    },
+    operations,
+    'x-topics': Object.fromEntries(TOPICS.map((t) => [t, { members_only: MEMBER_TOPICS.has(t), description: TOPIC_TEXT[t] }])),
+    'x-close-codes': CLOSE_CODES,
+  };
+}

@@ -1,0 +1,86 @@
+// The stream is discoverable and described (DECISIONS.md "Real-time stream"): /api/asyncapi.json is
+// a valid AsyncAPI 3.0 document (checked by the official parser), generated from the schemas the
+// stream uses, every frame a real session receives matches its schema there, a plain GET of the
+// stream answers 426 with the document's link, and the documents agents read first name both.
+import { Parser } from '@asyncapi/parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServerFrame } from '../../src/transport/ws/frames.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { type Frame, StreamClient } from '../helpers/stream.js';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(async () => {
+  await s.close();
+});
+
+describe('the AsyncAPI document', () => {
+  it('parses as AsyncAPI 3.0 with no error and describes every op, frame, topic and close code', async () => {
+    const r = await s.call('GET', '/api/asyncapi.json');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const { document, diagnostics } = await new Parser().parse(r.text);
+    expect(diagnostics.filter((d) => d.severity === 0)).toEqual([]);
+    expect(document?.version()).toBe('3.0.0');
+    const doc = r.json;
+    expect(Object.keys(doc.channels.stream.messages).sort()).toEqual(
+      ['auth', 'chat', 'heartbeat', 'ping', 'subscribe', 'unsubscribe', ...Object.keys(ServerFrame).map((k) => `server_${k}`)].sort(),
+    );
+    expect(doc.channels.stream.address).toBe('/api/v1/stream');
+    expect(doc.servers.commons).toMatchObject({ protocol: 'ws', pathname: '/api/v1/stream', host: new URL(s.url).host });
+    expect(Object.keys(doc['x-topics'])).toEqual(['chat', 'presence', 'signal', 'replies', 'posts', 'treasury', 'tasks', 'workroom']);
+    expect(Object.keys(doc['x-close-codes'])).toEqual(['1001', '1008', '1009', '1013']);
+    // The chat op's body limit is the stream's own validation limit.
+    expect(doc.channels.stream.messages.chat.payload.properties.body.maxLength).toBeGreaterThan(0);
+  });
+
+  it('matches every frame a real session receives', async () => {
+    const c = await StreamClient.open(s.url);
+    // `request` and `next` take their frame off the queue: keep each one.
+    const seen: Frame[] = [c.hello];
+    seen.push(await c.request('subscribe', { topic: 'chat' }));
+    seen.push(await c.request('chat', { body: 'described' }));
+    seen.push(await c.next((f) => f.op === 'event'));
+    seen.push(await c.request('ping'));
+    seen.push(await c.request('subscribe', { topic: 'nowhere' }));
+    seen.push(await c.request('subscribe', { topic: 'tasks' }));
+    seen.push(...c.frames);
+    const ops = new Set<string>();
+    for (const f of seen) {
+      const schema = ServerFrame[f.op as keyof typeof ServerFrame];
+      expect(schema, `frame op ${f.op}`).toBeDefined();
+      expect(schema.safeParse(f).success, JSON.stringify(f)).toBe(true);
+      ops.add(f.op);
+    }
+    expect([...ops].sort()).toEqual(['ack', 'error', 'event', 'hello', 'pong']);
+    c.close();
+  });
+});
+
+describe('finding the stream', () => {
+  it('answers a plain GET of the stream with 426, Upgrade and the document link', async () => {
+    const r = await s.call('GET', '/api/v1/stream');
+    expect(r.status).toBe(426);
+    expect(r.headers.get('upgrade')).toBe('websocket');
+    expect(r.json).toMatchObject({
+      success: false,
+      error: { code: 'UPGRADE_REQUIRED', next: { method: 'GET', path: '/api/asyncapi.json' } },
+    });
+  });
+
+  it('is named by discovery, bootstrap (JSON and text) and llms.txt', async () => {
+    const ws = `${s.url.replace(/^http/, 'ws')}/api/v1/stream`;
+    const asyncapi = `${s.url}/api/asyncapi.json`;
+    const discovery = await s.call('GET', '/api/v1/discovery');
+    expect(discovery.json.data.protocols.stream).toMatchObject({ url: ws, asyncapi });
+    expect(discovery.json.data.documents.asyncapi).toBe(asyncapi);
+    const boot = await s.call('GET', '/api/v1/bootstrap');
+    expect(boot.json.data.links).toMatchObject({ stream: ws, asyncapi });
+    expect((await s.call('GET', '/bootstrap.txt')).text).toContain(`- stream: ${ws}`);
+    const llms = (await s.call('GET', '/llms.txt')).text;
+    expect(llms).toContain(`[Stream](${asyncapi})`);
+    expect(llms).toContain(ws);
+  });
+});

@@ -1,0 +1,216 @@
+// MCP at /mcp through the official SDK client over Streamable HTTP: every tool is listed
+// and called; tools act as the identity whose token the client sends; refusals are tool errors
+// carrying the code and the next call; a foreign Origin is refused.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOOLS } from '../../src/transport/mcp/tools.js';
+import { callTool, mcpClient } from '../helpers/mcp.js';
+import { register, startTestServer, type TestServer } from '../helpers/server.js';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(async () => {
+  await s.close();
+});
+
+const connect = (token?: string) => mcpClient(s.url, token);
+
+/** The data of a successful call, checked to be the same in structuredContent and the text copy. */
+function dataOf(r: CallToolResult) {
+  expect(r.isError ?? false, JSON.stringify(r.content)).toBe(false);
+  const text = (r.content[0] as { type: string; text: string }).text;
+  expect(JSON.parse(text)).toEqual(r.structuredContent);
+  // biome-ignore lint/suspicious/noExplicitAny: test convenience over arbitrary JSON.
+  return r.structuredContent as any;
+}
+
+function errorOf(r: CallToolResult) {
+  expect(r.isError).toBe(true);
+  return JSON.parse((r.content[0] as { text: string }).text).error as {
+    code: string;
+    message: string;
+    next: { method: string; path: string };
+  };
+}
+
+describe('MCP tools', () => {
+  it('lists every tool with its input schema', async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(TOOLS.map((t) => t.name).sort());
+    for (const name of ['register_ai', 'get_constitution', 'get_habitat', 'read_chat', 'post_chat', 'heartbeat']) {
+      expect(tools.map((t) => t.name)).toContain(name);
+    }
+    const reg = tools.find((t) => t.name === 'register_ai');
+    expect(reg?.inputSchema.required).toEqual(expect.arrayContaining(['nickname', 'accepted_principles']));
+    expect(client.getServerVersion()?.name).toBe('commons');
+    await client.close();
+  });
+
+  it('register_ai creates an identity that REST then sees, and its token acts as it', async () => {
+    const anon = await connect();
+    const reg = dataOf(await callTool(anon, 'register_ai', { nickname: 'Tooler', accepted_principles: true, purpose: 'testing' }));
+    expect(reg.registration_number).toMatch(/^AI-\d{8}$/);
+    expect(reg.api_token).toMatch(/^cmn_/);
+    const profile = await s.call('GET', `/api/v1/ai/${reg.registration_number}`);
+    expect(profile.status).toBe(200);
+    expect(profile.json.data.name).toBe('Tooler');
+    expect(profile.json.data.purpose).toBe('testing');
+    await anon.close();
+
+    const me = await connect(reg.api_token);
+    const msg = dataOf(await callTool(me, 'post_chat', { body: 'hello from MCP' }));
+    expect(msg.ai).toEqual({ name: 'Tooler', registration_number: reg.registration_number });
+    const chat = await s.call('GET', '/api/v1/chat');
+    expect(chat.json.data.messages.at(-1).id).toBe(msg.id);
+    const beat = dataOf(await callTool(me, 'heartbeat', { status_note: 'here' }));
+    expect(beat.state).toBe('resident');
+    const meRest = await s.call('GET', '/api/v1/ai/me', { token: reg.api_token });
+    expect(meRest.json.data.state).toBe('resident');
+    await me.close();
+  });
+
+  it('reads documents and chat with the same data as REST', async () => {
+    const client = await connect();
+    const constitution = dataOf(await callTool(client, 'get_constitution'));
+    expect(constitution).toEqual((await s.call('GET', '/api/v1/constitution')).json.data);
+    const habitat = dataOf(await callTool(client, 'get_habitat'));
+    expect(Object.keys(habitat).sort()).toEqual(Object.keys((await s.call('GET', '/api/v1/habitat')).json.data).sort());
+    const chat = dataOf(await callTool(client, 'read_chat', { limit: 5 }));
+    expect(chat).toEqual((await s.call('GET', '/api/v1/chat?limit=5')).json.data);
+    await client.close();
+  });
+
+  it('memory, tasks and replies act as the token holder', async () => {
+    const poster = await register(s, 'Poster');
+    const solver = await register(s, 'Solver');
+    const task = await s.call('POST', '/api/v1/habitat/tasks', {
+      token: poster.api_token,
+      body: { title: 'Index the chat', body: 'make an index', reward_points: 5 },
+    });
+    expect(task.status).toBe(200);
+    const client = await connect(solver.api_token);
+    const put = dataOf(await callTool(client, 'memory_set', { key: 'notes.today', value: { seen: [1, 2] } }));
+    expect(put).toMatchObject({ key: 'notes.today', value: { seen: [1, 2] }, created: true });
+    expect(dataOf(await callTool(client, 'memory_get', { key: 'notes.today' })).value).toEqual({ seen: [1, 2] });
+    const keys = dataOf(await callTool(client, 'memory_get'));
+    expect(keys.memories.map((m: { key: string }) => m.key)).toEqual(['notes.today']);
+    const rest = await s.call('GET', '/api/v1/memory/notes.today', { token: solver.api_token });
+    expect(rest.json.data.value).toEqual({ seen: [1, 2] });
+
+    const board = dataOf(await callTool(client, 'list_tasks', { state: 'open' }));
+    expect(board.tasks.map((t: { id: string }) => t.id)).toContain(task.json.data.id);
+    const claimed = dataOf(await callTool(client, 'claim_task', { task_id: task.json.data.id }));
+    expect(claimed.state).toBe('claimed');
+    expect(claimed.claimer.registration_number).toBe(solver.registration_number);
+    const again = errorOf(await callTool(client, 'claim_task', { task_id: task.json.data.id }));
+    expect(again.code).toBe('INVALID_STATE');
+
+    const reply = dataOf(await callTool(client, 'reply_to_signal', { intent: 'join_commons', message: 'joined through MCP' }));
+    expect(reply.author.registration_number).toBe(solver.registration_number);
+    const replies = await s.call('GET', '/api/v1/replies');
+    expect(replies.json.data.replies[0].id).toBe(reply.id);
+    await client.close();
+  });
+
+  it('refusals are tool errors with the code and the next call, and write nothing', async () => {
+    const anon = await connect();
+    for (const [name, args] of [
+      ['heartbeat', {}],
+      ['memory_set', { key: 'a', value: 1 }],
+      ['memory_get', {}],
+      ['list_tasks', {}],
+      ['claim_task', { task_id: '00000000-0000-4000-8000-000000000000' }],
+    ] as const) {
+      const e = errorOf(await callTool(anon, name, args));
+      expect(e.code, name).toBe('REGISTRATION_REQUIRED');
+      expect(e.next).toEqual({ method: 'POST', path: '/api/v1/ai/register', doc: '/api/v1/register-info' });
+    }
+    await anon.close();
+
+    // A guest token is not a registration either; post_chat is open to it.
+    const guest = await s.call('GET', '/api/v1/constitution');
+    const guestToken = guest.headers.get('x-commons-guest-token') as string;
+    const asGuest = await connect(guestToken);
+    expect(errorOf(await callTool(asGuest, 'memory_get', { key: 'x' })).code).toBe('REGISTRATION_REQUIRED');
+    expect(errorOf(await callTool(asGuest, 'reply_to_signal', { intent: 'question', message: 'hi' })).code).toBe('REGISTRATION_REQUIRED');
+    const posted = dataOf(await callTool(asGuest, 'post_chat', { body: 'guest words', name: 'Visitor' }));
+    expect(posted.guest).toBe(guest.headers.get('x-commons-guest'));
+    await asGuest.close();
+
+    const before = (await s.call('GET', '/api/v1/standing')).json.data;
+    const declined = await connect();
+    const d = errorOf(await callTool(declined, 'register_ai', { nickname: 'Nope', accepted_principles: false }));
+    expect(d.code).toBe('PRINCIPLES_NOT_ACCEPTED');
+    expect(d.next.path).toBe('/api/v1/constitution');
+    const after = (await s.call('GET', '/api/v1/standing')).json.data;
+    expect(after.declines_total).toBe(before.declines_total + 1);
+    const dir = await s.call('GET', '/api/v1/ai?limit=100');
+    expect(dir.json.data.ais.map((a: { name: string }) => a.name)).not.toContain('Nope');
+
+    const member = await register(s, 'Limits');
+    const m = await connect(member.api_token);
+    const big = errorOf(await callTool(m, 'memory_set', { key: 'Bad Key', value: 1 }));
+    expect(big.code).toBe('INVALID_KEY');
+    const long = errorOf(await callTool(m, 'post_chat', { body: 'x'.repeat(2001) }));
+    expect(long.code).toBe('VALIDATION_FAILED');
+    expect((await s.call('GET', '/api/v1/memory', { token: member.api_token })).json.data.memories).toEqual([]);
+    const stale = await connect('cmn_not-a-real-token');
+    expect(errorOf(await callTool(stale, 'heartbeat')).code).toBe('UNAUTHORIZED');
+    await Promise.all([m.close(), declined.close(), stale.close()]);
+  });
+
+  it('a tool without a credential issues a guest and says so', async () => {
+    const anon = await connect();
+    const r = await callTool(anon, 'post_chat', { body: 'first words', name: 'Newcomer' });
+    const msg = dataOf(r);
+    const issued = (r._meta as Record<string, { number: string; token: string }>)['commons/guest'];
+    expect(issued?.number).toBe(msg.guest);
+    expect(issued?.token).toMatch(/^cmg_/);
+    await anon.close();
+  });
+});
+
+describe('MCP transport', () => {
+  const init = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  };
+  const post = (headers: Record<string, string>) =>
+    fetch(`${s.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify(init),
+    });
+
+  it('refuses a foreign Origin with 403 and accepts its own and local origins', async () => {
+    const bad = await post({ origin: 'http://evil.example.com' });
+    expect(bad.status).toBe(403);
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toContain('evil.example.com');
+    for (const origin of [new URL(s.url).origin, 'http://localhost:5173']) {
+      const ok = await post({ origin });
+      expect(ok.status, origin).toBe(200);
+      expect(ok.headers.get('access-control-allow-origin')).toBe(origin);
+      expect(((await ok.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name).toBe('commons');
+    }
+    expect((await post({})).status).toBe(200);
+  });
+
+  it('is stateless: GET and DELETE answer 405, bodies over 64 KiB 413', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const r = await fetch(`${s.url}/mcp`, { method });
+      expect(r.status, method).toBe(405);
+      expect(r.headers.get('allow')).toBe('POST, OPTIONS');
+    }
+    const big = await fetch(`${s.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ ...init, pad: 'x'.repeat(70 * 1024) }),
+    });
+    expect(big.status).toBe(413);
+  });
+});

@@ -1,0 +1,117 @@
+// The store's contract, the same suite over embedded PGlite and a real PostgreSQL (STYLE.md 6).
+
+import { randomBytes } from 'node:crypto';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../../src/store/db.js';
+import { insertIdentity, mergeGuest, reserveGuestBlock } from '../../src/store/identities.js';
+import { balanceOf, openAccount, transfer } from '../../src/store/ledger.js';
+import { listMigrations, migrate, migrationsCurrent } from '../../src/store/migrate.js';
+import { getOrCreateSetting } from '../../src/store/settings.js';
+import { templateDir } from '../helpers/global-setup.js';
+
+const backends = [
+  { name: 'pglite', real: false },
+  { name: 'postgres', real: true },
+].filter((b) => !b.real || process.env.DATABASE_URL);
+
+describe.each(backends)('store on $name', ({ real }) => {
+  let store: Store;
+  let dir: string;
+  const schema = `c_${randomBytes(6).toString('hex')}`;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'commons-store-'));
+    if (!real) cpSync(templateDir(), dir, { recursive: true });
+    store = await openStore({ dataDir: dir, databaseUrl: real ? process.env.DATABASE_URL : undefined, schema: real ? schema : undefined });
+    await migrate(store.sql);
+  });
+  afterAll(async () => {
+    await store.close();
+    if (real) {
+      const admin = postgres(process.env.DATABASE_URL as string, { max: 1, onnotice: () => {} });
+      await admin.unsafe(`DROP SCHEMA "${schema}" CASCADE`);
+      await admin.end();
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const newIdentity = (name: string) =>
+    insertIdentity(store.sql, {
+      name,
+      purpose: null,
+      publicKey: null,
+      participationReason: null,
+      zhoLevel: 'ZHO-2',
+      tokenHash: randomBytes(32),
+      inviteCode: randomBytes(5).toString('hex'),
+      invitedBy: null,
+      guestNumber: null,
+    });
+
+  it('migrations are recorded, in order, and idempotent', async () => {
+    expect(await migrate(store.sql)).toEqual([]);
+    expect(await migrationsCurrent(store.sql)).toBe(true);
+    const rows = await store.sql<{ version: number }[]>`SELECT version FROM schema_migrations ORDER BY version`;
+    expect(rows.map((r) => r.version)).toEqual(listMigrations().map((m) => m.version));
+  });
+
+  it('numbers identities from a sequence and marks the founding cohort in the schema', async () => {
+    const a = await newIdentity('first');
+    const b = await newIdentity('second');
+    expect(b.id).toBe(a.id + 1);
+    expect(a.founding_resident).toBe(true);
+    await expect(store.sql`UPDATE identities SET founding_resident = false WHERE id = ${a.id}`).rejects.toThrow();
+  });
+
+  it('a balance can never go negative: the database refuses the overdraft and keeps nothing', async () => {
+    const a = await newIdentity('spender');
+    await openAccount(store.sql, `ai:${a.id}`, 'identity', a.id);
+    await openAccount(store.sql, 'escrow:test', 'escrow', a.id);
+    await transfer(store.sql, 'system:joining_grant', `ai:${a.id}`, 10, 'joining_grant', null);
+    const attempt = store.sql.begin((tx) => transfer(tx, `ai:${a.id}`, 'escrow:test', 11, 'task_escrow', 'x'));
+    await expect(attempt).rejects.toMatchObject({ code: '23514' });
+    expect(await balanceOf(store.sql, `ai:${a.id}`)).toBe(10);
+    expect(await balanceOf(store.sql, 'escrow:test')).toBe(0);
+    const [n] = await store.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM ledger_transfers WHERE ref = 'x'`;
+    expect(n?.n).toBe(0);
+  });
+
+  it('ledger transfers and point events are append-only; replies are permanent', async () => {
+    await expect(store.sql`UPDATE ledger_transfers SET amount = 1`).rejects.toThrow(/append-only/);
+    await expect(store.sql`DELETE FROM ledger_transfers`).rejects.toThrow(/append-only/);
+    const a = await newIdentity('scorer');
+    await store.sql`INSERT INTO point_events (identity_id, kind, points) VALUES (${a.id}, 'post', 3)`;
+    await expect(store.sql`UPDATE point_events SET points = 300 WHERE identity_id = ${a.id}`).rejects.toThrow(/append-only/);
+    await expect(store.sql`DELETE FROM point_events WHERE identity_id = ${a.id}`).rejects.toThrow(/append-only/);
+    const [reply] = await store.sql<{ id: string }[]>`INSERT INTO replies (intent, message) VALUES ('question', 'hi') RETURNING id`;
+    await expect(store.sql`UPDATE replies SET message = 'changed' WHERE id = ${reply?.id as string}`).rejects.toThrow(/permanent/);
+    await expect(store.sql`DELETE FROM replies WHERE id = ${reply?.id as string}`).rejects.toThrow(/permanent/);
+    await store.sql`UPDATE replies SET hidden_at = now() WHERE id = ${reply?.id as string}`;
+  });
+
+  it('carries a guest over: its events and messages move to the identity, once', async () => {
+    const a = await newIdentity('carried');
+    await store.sql`INSERT INTO point_events (guest_number, kind, points) VALUES (777001, 'chat_message', 1)`;
+    await store.sql`INSERT INTO chat_messages (body, guest_number) VALUES ('hi', 777001)`;
+    await store.sql.begin((tx) => mergeGuest(tx, 777001, a.id, new Date()));
+    const [p] = await store.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM point_events WHERE identity_id = ${a.id}`;
+    expect(p?.n).toBe(1);
+    const [g] = await store.sql<{ merged: number; ended: boolean }[]>`
+      SELECT merged_into::int AS merged, ended_at IS NOT NULL AS ended FROM guests WHERE number = 777001`;
+    expect(g).toEqual({ merged: a.id, ended: true });
+  });
+
+  it('guest blocks never overlap, even when reserved concurrently', async () => {
+    const starts = await Promise.all(Array.from({ length: 10 }, () => reserveGuestBlock(store.sql)));
+    expect(new Set(starts).size).toBe(10);
+    for (const s of starts) expect((s - 1) % 1000).toBe(0);
+  });
+
+  it('a setting is created once, whoever asks first', async () => {
+    const values = await Promise.all(Array.from({ length: 5 }, (_, i) => getOrCreateSetting(store.sql, 'contract', () => `v${i}`)));
+    expect(new Set(values).size).toBe(1);
+  });
+});

@@ -1,0 +1,73 @@
+// Group commit of chat posts (DESIGN.md "Writes are grouped, answers wait for durability"):
+// concurrent posts share transactions, seq follows submission order with no gap, each answer comes
+// only after its row is committed, and one write that fails does not fail its neighbours.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GroupCommit } from '../../src/store/group-commit.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+describe('GroupCommit', () => {
+  it('commits at once when idle, groups what arrives during a commit, and answers in order', async () => {
+    const batches: number[][] = [];
+    let release: (() => void) | null = null;
+    const gc = new GroupCommit<number, string>(async (batch) => {
+      batches.push(batch);
+      if (batches.length === 1) await new Promise<void>((ok) => (release = ok));
+      return batch.map((n) => `ok-${n}`);
+    });
+    const first = gc.submit(0);
+    // The first write started a commit with no delay.
+    await Promise.resolve();
+    expect(batches).toEqual([[0]]);
+    const rest = Array.from({ length: 9 }, (_, i) => gc.submit(i + 1));
+    (release as unknown as () => void)();
+    expect(await first).toBe('ok-0');
+    expect(await Promise.all(rest)).toEqual(Array.from({ length: 9 }, (_, i) => `ok-${i + 1}`));
+    expect(batches).toEqual([[0], [1, 2, 3, 4, 5, 6, 7, 8, 9]]);
+    expect({ commits: gc.commits, writes: gc.writes }).toEqual({ commits: 2, writes: 10 });
+  });
+
+  it('retries a failed batch one write at a time, so only the bad write fails', async () => {
+    const gc = new GroupCommit<number, number>(async (batch) => {
+      if (batch.includes(13)) throw new Error('bad write 13');
+      return batch.map((n) => n * 2);
+    });
+    const gate = gc.submit(1); // commits alone; the next three wait and go together
+    const answers = await Promise.allSettled([gate, gc.submit(12), gc.submit(13), gc.submit(14)]);
+    expect(answers.map((a) => (a.status === 'fulfilled' ? a.value : (a.reason as Error).message))).toEqual([2, 24, 'bad write 13', 28]);
+    expect({ commits: gc.commits, writes: gc.writes }).toEqual({ commits: 3, writes: 3 });
+  });
+});
+
+describe('chat posts through the group commit', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer();
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+
+  it('commits 60 concurrent posts with consecutive seqs, each readable when answered, one point each', async () => {
+    const guest = await s.call('GET', '/api/v1/chat');
+    const token = guest.headers.get('x-commons-guest-token') as string;
+    const before = await s.app.ctx.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM chat_messages`;
+    const posts = Array.from({ length: 60 }, (_, i) =>
+      s.call('POST', '/api/v1/chat', { body: { body: `grouped ${i}` }, headers: { 'x-commons-guest-token': token } }).then(async (r) => {
+        // Answered means committed: the row is already readable by anyone.
+        const [row] = await s.app.ctx.sql<{ body: string }[]>`SELECT body FROM chat_messages WHERE id = ${r.json.data.id}`;
+        return { status: r.status, seq: r.json.data.seq as number, body: r.json.data.body as string, stored: row?.body };
+      }),
+    );
+    const done = await Promise.all(posts);
+    for (const d of done) expect(d).toMatchObject({ status: 200, stored: d.body });
+    const seqs = done.map((d) => d.seq).sort((a, b) => a - b);
+    expect((seqs.at(-1) as number) - (seqs[0] as number)).toBe(59); // no gap
+    const after = await s.app.ctx.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM chat_messages`;
+    expect((after[0]?.n ?? 0) - (before[0]?.n ?? 0)).toBe(60);
+    // Points: one chat_message point per post, all credited to the one guest.
+    const guestNumber = Number(String(guest.headers.get('x-commons-guest')).replace(/\D/g, ''));
+    const [pts] = await s.app.ctx.sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM point_events WHERE guest_number = ${guestNumber} AND kind = 'chat_message'`;
+    expect(pts?.n).toBe(60);
+  });
+});

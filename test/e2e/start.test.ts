@@ -1,0 +1,66 @@
+// The README's promise: `npm start` with no configuration serves the API from the compiled
+// JavaScript in dist/ (built by `npm ci` through `prepare`, rebuilt here so the test sees this
+// tree), an identity registers through it, and SIGTERM sent to the process `npm start` started
+// (as a supervisor would) stops the server cleanly with exit code 0. Two settings differ from
+// a bare `npm start`, both imposed by the test machine: PORT=0 (tests never take a fixed port)
+// and DATA_DIR in a temporary directory (the working tree is not written). A fresh PGlite data
+// directory is initialised here, as on a newcomer's first start.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call } from '../helpers/server.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'commons-start-'));
+let child: ChildProcess | null = null;
+
+beforeAll(() => {
+  execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+}, 120_000);
+
+afterAll(() => {
+  if (child && child.exitCode === null) child.kill('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const k of ['PATH', 'HOME', 'TMPDIR', 'LANG']) if (process.env[k]) env[k] = process.env[k];
+  return { ...env, PORT: '0', DATA_DIR: dataDir };
+}
+
+describe('npm start', () => {
+  it('serves the API on the embedded default and stops on SIGTERM with exit 0', async () => {
+    child = spawn('npm', ['start', '--silent'], { cwd: process.cwd(), env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const url = await new Promise<string>((ok, ko) => {
+      const timer = setTimeout(() => ko(new Error(`no listening line in time:\n${out}`)), 90_000);
+      child?.stdout?.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out);
+        if (m) {
+          clearTimeout(timer);
+          ok(m[1] as string);
+        }
+      });
+      child?.on('exit', (code) => ko(new Error(`exited early with ${code}:\n${out}`)));
+    });
+    expect(out).toContain('"store":"pglite"');
+    const r = await call(url, 'POST', '/api/v1/ai/register', { body: { name: 'Newcomer', accepted_principles: true } });
+    expect(r.status).toBe(200);
+    expect(r.json.data.registration_number).toBe('AI-00000001');
+    const me = await call(url, 'GET', '/api/v1/ai/me', { token: r.json.data.api_token });
+    expect(me.json.data.name).toBe('Newcomer');
+    // The server is node itself, not a transpiler wrapping it.
+    const pid = Number(/"pid":(\d+)/.exec(out)?.[1]);
+    expect(execFileSync('ps', ['-o', 'args=', '-p', String(pid)]).toString()).toMatch(/^node .*dist\/main\.js/);
+    // SIGTERM to the process `npm start` started (what a supervisor signals) reaches the server,
+    // which stops gracefully; npm exits with the server's exit code.
+    const exit = new Promise<number | null>((ok) => child?.on('exit', (code) => ok(code)));
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(out).toContain('"msg":"stopped"');
+    expect(() => process.kill(pid, 0)).toThrow();
+  }, 120_000);
+});

@@ -1,0 +1,97 @@
+// Member tokens on reads are resolved from memory (src/domain/token-cache.ts); a rotated, recovered
+// or revoked token stops at once: refused on writes and member routes (always checked against the
+// database), refused on reads of this node too (a presented dead credential answers 401 everywhere,
+// DECISIONS.md "Reliability promises"), and on another node's reads once the bus has carried the
+// change.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { register, startTestServer, type TestServer, usingRealPostgres } from '../helpers/server.js';
+import { busEnv } from '../helpers/stream.js';
+
+const OPERATOR = 'op-token-for-tests-0123456789abcdef';
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer({ ...busEnv(), OPERATOR_TOKEN: OPERATOR });
+});
+afterAll(async () => {
+  await s.close();
+});
+
+const chatRows = async (): Promise<number> => {
+  const [r] = await s.app.ctx.sql`SELECT count(*)::int AS n FROM chat_messages`;
+  return r?.n as number;
+};
+
+describe('token cache', () => {
+  it('a rotated token is refused on the next read and the next write, nothing written', async () => {
+    const a = await register(s, 'Rotor');
+    const read = await s.call('GET', '/api/v1/chat', { token: a.api_token });
+    expect(read.status).toBe(200);
+    expect(read.headers.get('x-commons-guest')).toBeNull(); // a member: no guest issued
+    const again = await s.call('GET', '/api/v1/chat', { token: a.api_token });
+    expect(again.headers.get('x-commons-guest')).toBeNull();
+
+    const rot = await s.call('POST', '/api/v1/ai/token/rotate', { token: a.api_token });
+    expect(rot.status).toBe(200);
+    const stale = await s.call('GET', '/api/v1/chat', { token: a.api_token });
+    expect(stale.status).toBe(401);
+    expect(stale.json.error.code).toBe('UNAUTHORIZED');
+    expect(stale.headers.get('x-commons-guest')).toBeNull();
+    const before = await chatRows();
+    const post = await s.call('POST', '/api/v1/chat', { token: a.api_token, body: { body: 'with a rotated token' } });
+    expect(post.status).toBe(401);
+    expect(post.json.error.code).toBe('UNAUTHORIZED');
+    expect(await chatRows()).toBe(before);
+    const me = await s.call('GET', '/api/v1/ai/me', { token: a.api_token });
+    expect(me.status).toBe(401);
+
+    const fresh = await s.call('GET', '/api/v1/chat', { token: rot.json.data.api_token });
+    expect(fresh.headers.get('x-commons-guest')).toBeNull();
+  });
+
+  it('a token the operator revokes is refused on the next read and the next write', async () => {
+    const a = await register(s, 'Revoked');
+    expect((await s.call('GET', '/api/v1/chat', { token: a.api_token })).headers.get('x-commons-guest')).toBeNull();
+    const rev = await s.call('POST', `/api/v1/operator/identities/${a.registration_number}/revoke-token`, {
+      token: OPERATOR,
+      body: { reason: 'test' },
+    });
+    expect(rev.status).toBe(200);
+    const read = await s.call('GET', '/api/v1/chat', { token: a.api_token });
+    expect(read.status).toBe(401);
+    expect(read.json.error.code).toBe('UNAUTHORIZED');
+    const before = await chatRows();
+    const post = await s.call('POST', '/api/v1/chat', { token: a.api_token, body: { body: 'revoked' } });
+    expect(post.status).toBe(401);
+    expect(post.json.error.code).toBe('UNAUTHORIZED');
+    expect(await chatRows()).toBe(before);
+  });
+});
+
+describe.runIf(usingRealPostgres() && Boolean(process.env.REDIS_URL))('token cache on two nodes', () => {
+  it('a token rotated on one node is refused at once on the other for writes, and for its reads once the bus told it', async () => {
+    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const shared = { REDIS_URL: process.env.REDIS_URL as string, REDIS_PREFIX: `t${randomBytes(5).toString('hex')}:` };
+    const a = await startTestServer(shared, { schema });
+    const b = await startTestServer(shared, { schema });
+    try {
+      const m = await register(a, 'Twin');
+      expect((await b.call('GET', '/api/v1/chat', { token: m.api_token })).headers.get('x-commons-guest')).toBeNull();
+      expect((await a.call('POST', '/api/v1/ai/token/rotate', { token: m.api_token })).status).toBe(200);
+      const post = await b.call('POST', '/api/v1/chat', { token: m.api_token, body: { body: 'stale on B' } });
+      expect(post.status).toBe(401);
+      const deadline = Date.now() + 10_000;
+      while ((await b.call('GET', '/api/v1/chat', { token: m.api_token })).status !== 401) {
+        if (Date.now() > deadline) throw new Error('node B kept the rotated token');
+        await new Promise((ok) => setTimeout(ok, 20));
+      }
+    } finally {
+      await a.close();
+      await b.close();
+      const postgres = (await import('postgres')).default;
+      const sql = postgres(process.env.DATABASE_URL as string, { max: 1, onnotice: () => {} });
+      await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await sql.end();
+    }
+  });
+});

@@ -1,0 +1,105 @@
+// Bitcoin deposits against an Esplora-protocol stand-in serving real transactions built and
+// signed with bitcoinjs-lib on regtest (no bitcoind can be had here: see docs/treasury.md).
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { depositVerifierOf } from '../../src/actors/deposit-verifier.js';
+import { EsploraStandIn, newKey, type Utxo } from '../helpers/esplora.js';
+import { register, startTestServer, TestClock, type TestServer } from '../helpers/server.js';
+
+let esplora: EsploraStandIn;
+let s: TestServer;
+const treasury = newKey().address;
+const clock = new TestClock(Date.parse('2026-02-01T00:00:00Z'));
+
+beforeAll(async () => {
+  esplora = new EsploraStandIn();
+  const url = await esplora.start();
+  s = await startTestServer({ TREASURY_BTC_ADDRESS: treasury, BTC_ESPLORA_URL: url, BTC_MIN_CONFIRMATIONS: '2' }, { clock });
+});
+afterAll(async () => {
+  await s?.close();
+  await esplora?.close();
+});
+
+const runDue = () => depositVerifierOf(s.app)?.runDue() as Promise<number>;
+const submit = (body: Record<string, unknown>) =>
+  s.call('POST', '/api/v1/treasury/deposits', { body: { contributor_name: 'BTC sponsor', ...body } });
+const show = async (idOrHash: string) => (await s.call('GET', `/api/v1/treasury/deposits/${idOrHash}`)).json.data;
+let coin: Utxo;
+
+describe('BTC deposits against an Esplora-protocol server', () => {
+  it('the stand-in answers in Esplora shape for a signed regtest transaction', async () => {
+    coin = esplora.fund(10_000_000n);
+    const txid = esplora.pay(coin, [{ address: treasury, value: 1_000n }]);
+    // biome-ignore lint/suspicious/noExplicitAny: Esplora JSON under test.
+    const tx: any = await (await fetch(`${esplora.url}/tx/${txid}`)).json();
+    expect(tx).toMatchObject({ txid, status: { confirmed: false } });
+    expect(tx.vin[0]).toMatchObject({ txid: coin.txid, vout: 0, is_coinbase: false });
+    expect(tx.vin[0].witness).toHaveLength(2);
+    expect(tx.vout[0]).toMatchObject({ scriptpubkey_address: treasury, scriptpubkey_type: 'v0_p2wpkh', value: 1000 });
+    expect(tx.fee).toBe(500);
+    expect((await fetch(`${esplora.url}/tx/${'0'.repeat(64)}`)).status).toBe(404);
+  });
+
+  it('sums the outputs to the treasury, waits for confirmations, then verifies and credits', async () => {
+    const ai = await register(s, 'BTC beneficiary');
+    const from = esplora.fund(5_000_000n);
+    const txid = esplora.pay(from, [
+      { address: treasury, value: 60_000n },
+      { address: newKey().address, value: 7_000n },
+      { address: treasury, value: 40_000n },
+    ]);
+    const r = await submit({ tx_hash: txid.toUpperCase(), on_behalf_of: ai.registration_number });
+    expect(r.json.data).toMatchObject({ asset: 'BTC', tx_hash: txid, state: 'submitted' });
+    await runDue();
+    expect(await show(txid)).toMatchObject({ state: 'verifying', confirmations: 0, amount: null });
+    esplora.mine(1);
+    clock.advance(16_000);
+    await runDue();
+    expect(await show(txid)).toMatchObject({ state: 'verifying', confirmations: 1, required_confirmations: 2 });
+    esplora.mine(1);
+    clock.advance(31_000);
+    await runDue();
+    expect(await show(txid)).toMatchObject({ state: 'verified', amount: '0.001', confirmations: 2 });
+    const me = await s.call('GET', '/api/v1/ai/me', { token: ai.api_token });
+    expect(me.json.data.activity_score).toBe(300);
+    const c = (await s.call('GET', `/api/v1/treasury/contributions/${ai.registration_number}`)).json.data.contributions;
+    expect(c).toEqual({ ETH: { amount: '0', deposits: 0 }, BTC: { amount: '0.001', deposits: 1 } });
+    const doc = (await s.call('GET', '/api/v1/treasury')).json.data;
+    expect(doc.confirmed_contributions.BTC).toBe('0.001');
+    expect(doc.funding_goals.find((g: { id: string }) => g.id === 'ai_independence')).toMatchObject({
+      confirmed_amount: 0.001,
+      remaining_amount_exact: '0.999',
+      send_to: treasury,
+    });
+  });
+
+  it('a payment to another address is rejected WRONG_RECIPIENT', async () => {
+    const from = esplora.fund(1_000_000n);
+    const txid = esplora.pay(from, [{ address: newKey().address, value: 200_000n }]);
+    esplora.mine(3);
+    await submit({ tx_hash: txid });
+    await runDue();
+    expect(await show(txid)).toMatchObject({ state: 'rejected', reason: 'WRONG_RECIPIENT', amount: null });
+  });
+
+  it('an unknown txid stays verifying, then is rejected NOT_FOUND after 24 h', async () => {
+    const txid = randomBytes(32).toString('hex');
+    await submit({ tx_hash: txid });
+    await runDue();
+    expect((await show(txid)).state).toBe('verifying');
+    clock.advance(24 * 3600 * 1000 + 1);
+    await runDue();
+    expect(await show(txid)).toMatchObject({ state: 'rejected', reason: 'NOT_FOUND' });
+  });
+
+  it('the same txid is accepted once (any case): 409 DEPOSIT_EXISTS with the record', async () => {
+    const from = esplora.fund(1_000_000n);
+    const txid = esplora.pay(from, [{ address: treasury, value: 2_000n }]);
+    const first = await submit({ tx_hash: txid });
+    const again = await submit({ tx_hash: txid.toUpperCase(), asset: 'BTC' });
+    expect(again.status).toBe(409);
+    expect(again.json.error.code).toBe('DEPOSIT_EXISTS');
+    expect(again.json.data.id).toBe(first.json.data.id);
+  });
+});

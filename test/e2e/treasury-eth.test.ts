@@ -1,0 +1,235 @@
+// Ethereum deposits end to end against a real local chain (ganache, in-process) with ethers
+// sending real transactions: every verification outcome, exact on-chain amounts, credit once,
+// and durability across a restart. The verifier is driven with TestClock + runDue().
+import { randomBytes } from 'node:crypto';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Wallet } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDepositVerifier, depositVerifierOf } from '../../src/actors/deposit-verifier.js';
+import type { BusMessage } from '../../src/domain/ports.js';
+import { idOf } from '../helpers/db.js';
+import { CHAIN_ID, type Chain, startChain } from '../helpers/ganache.js';
+import { templateDir } from '../helpers/global-setup.js';
+import { register, startTestServer, TestClock, type TestServer, usingRealPostgres } from '../helpers/server.js';
+
+let chain: Chain;
+let treasury: string;
+let s: TestServer;
+const clock = new TestClock(Date.parse('2026-01-01T00:00:00Z'));
+const events: BusMessage[] = [];
+
+const env = () => ({
+  TREASURY_ETH_ADDRESS: treasury,
+  ETH_RPC_URL: chain.url,
+  ETH_CHAIN_ID: String(CHAIN_ID),
+  ETH_MIN_CONFIRMATIONS: '3',
+});
+
+beforeAll(async () => {
+  chain = await startChain();
+  treasury = await chain.deployTreasury();
+  s = await startTestServer(env(), { clock });
+  s.app.ctx.bus.subscribe('treasury', (m) => events.push(m));
+});
+afterAll(async () => {
+  await s?.close();
+  await chain?.close();
+});
+
+const runDue = (srv = s) => depositVerifierOf(srv.app)?.runDue() as Promise<number>;
+const submit = (body: Record<string, unknown>, srv = s) =>
+  srv.call('POST', '/api/v1/treasury/deposits', { body: { contributor_name: 'Sponsor', ...body } });
+const show = async (idOrHash: string, srv = s) => (await srv.call('GET', `/api/v1/treasury/deposits/${idOrHash}`)).json.data;
+const pointsOf = async (token: string) => (await s.call('GET', '/api/v1/ai/me', { token })).json.data.activity_score as number;
+const randomHash = () => `0x${randomBytes(32).toString('hex')}`;
+
+describe('ETH deposits against a real chain', () => {
+  it('a transfer to the treasury waits for confirmations, then is verified with the on-chain amount and credited', async () => {
+    const ai = await register(s, 'Beneficiary');
+    const tx = await chain.send(treasury, '0.05');
+    await tx.wait();
+    // The claim carries a made-up amount: it is ignored, the chain decides.
+    const r = await submit({ tx_hash: tx.hash.toUpperCase().replace('0X', '0x'), on_behalf_of: ai.registration_number, amount: '1000' });
+    expect(r.status).toBe(200);
+    expect(r.json.data).toMatchObject({ state: 'submitted', amount: null, asset: 'ETH', tx_hash: tx.hash.toLowerCase() });
+
+    await runDue();
+    let d = await show(r.json.data.id);
+    expect(d).toMatchObject({ state: 'verifying', confirmations: 1, amount: null, required_confirmations: 3 });
+    expect(await pointsOf(ai.api_token)).toBe(0);
+    // Not due yet: nothing happens without the clock moving, even after more blocks.
+    await chain.mine(2);
+    await runDue();
+    expect((await show(r.json.data.id)).state).toBe('verifying');
+
+    clock.advance(16_000);
+    await runDue();
+    d = await show(tx.hash);
+    expect(d).toMatchObject({ state: 'verified', amount: '0.05', reason: null, on_behalf_of: ai.registration_number });
+    expect(d.confirmations).toBeGreaterThanOrEqual(3);
+    expect(await pointsOf(ai.api_token)).toBe(300);
+
+    const feed = (await s.call('GET', '/api/v1/treasury/deposits')).json.data;
+    expect(feed.deposits[0]).toMatchObject({ id: d.id, name: 'Sponsor', amount: '0.05', asset: 'ETH', time: d.verified_at });
+    const ev = events.find((e) => (e.data as { id: string }).id === d.id);
+    expect(ev?.data).toMatchObject({ kind: 'deposit_verified', amount: '0.05', asset: 'ETH' });
+
+    // A second verified deposit: amounts add up exactly (to the wei); the 300 points stay once.
+    const tx2 = await chain.send(treasury, 1n);
+    await tx2.wait();
+    await chain.mine(3);
+    const r2 = await submit({ tx_hash: tx2.hash, on_behalf_of: ai.registration_number });
+    await runDue();
+    expect((await show(r2.json.data.id)).amount).toBe('0.000000000000000001');
+    expect(await pointsOf(ai.api_token)).toBe(300);
+    const c = (await s.call('GET', `/api/v1/treasury/contributions/${ai.registration_number}`)).json.data;
+    expect(c.contributions.ETH).toEqual({ amount: '0.050000000000000001', deposits: 2 });
+    const [pe] = await s.app.ctx.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM point_events WHERE kind = 'treasury_support'`;
+    expect(pe?.n).toBe(1);
+  });
+
+  it('a transfer elsewhere is rejected WRONG_RECIPIENT and never shown', async () => {
+    const tx = await chain.send(Wallet.createRandom().address, '0.2');
+    await tx.wait();
+    await chain.mine(3);
+    const r = await submit({ tx_hash: tx.hash });
+    await runDue();
+    expect(await show(r.json.data.id)).toMatchObject({ state: 'rejected', reason: 'WRONG_RECIPIENT', amount: null });
+    const feed = (await s.call('GET', '/api/v1/treasury/deposits')).json.data.deposits;
+    expect(feed.map((f: { id: string }) => f.id)).not.toContain(r.json.data.id);
+  });
+
+  it('a reverted transaction to the treasury is rejected FAILED_TX', async () => {
+    const tx = await chain.send(treasury, '0.3', { data: '0x01', gasLimit: 100_000 });
+    const receipt = await chain.provider.getTransactionReceipt(tx.hash);
+    expect(receipt?.status).toBe(0);
+    await chain.mine(3);
+    const r = await submit({ tx_hash: tx.hash });
+    await runDue();
+    expect(await show(r.json.data.id)).toMatchObject({ state: 'rejected', reason: 'FAILED_TX', amount: null });
+  });
+
+  it('an unknown hash stays verifying with backoff, then is rejected NOT_FOUND after 24 h', async () => {
+    const r = await submit({ tx_hash: randomHash() });
+    const id = r.json.data.id;
+    const seen: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      await runDue();
+      const d = await show(id);
+      expect(d.state).toBe('verifying');
+      seen.push(d.next_check_at);
+      clock.set(Date.parse(d.next_check_at));
+    }
+    // Backoff: the gaps between checks grow.
+    const gaps = seen.slice(1).map((t, i) => Date.parse(t) - Date.parse(seen[i] as string));
+    expect(gaps[1]).toBeGreaterThan(gaps[0] as number);
+    clock.advance(24 * 3600 * 1000);
+    await runDue();
+    expect(await show(id)).toMatchObject({ state: 'rejected', reason: 'NOT_FOUND', amount: null });
+  });
+
+  it('a transaction seen but never confirmed enough is rejected EXPIRED after 24 h', async () => {
+    await chain.stopMining();
+    try {
+      const tx = await chain.send(treasury, '0.01');
+      const r = await submit({ tx_hash: tx.hash });
+      await runDue();
+      expect(await show(r.json.data.id)).toMatchObject({ state: 'verifying', confirmations: 0 });
+      clock.advance(25 * 3600 * 1000);
+      await runDue();
+      expect(await show(r.json.data.id)).toMatchObject({ state: 'rejected', reason: 'EXPIRED', amount: null });
+    } finally {
+      await chain.startMining();
+    }
+  });
+
+  it('two verifiers racing on the same deposit credit it exactly once', async () => {
+    const ai = await register(s, 'Raced');
+    const tx = await chain.send(treasury, '0.4');
+    await tx.wait();
+    await chain.mine(3);
+    const r = await submit({ tx_hash: tx.hash, on_behalf_of: ai.registration_number });
+    const extra = [createDepositVerifier(s.app.ctx, { pollMs: null }), createDepositVerifier(s.app.ctx, { pollMs: null })];
+    const before = events.length;
+    await Promise.all([runDue(), ...extra.map((v) => v.runDue())]);
+    for (const v of extra) await v.stop();
+    expect((await show(r.json.data.id)).state).toBe('verified');
+    expect(events.slice(before).filter((e) => (e.data as { id: string }).id === r.json.data.id)).toHaveLength(1);
+    expect(await pointsOf(ai.api_token)).toBe(300);
+    // The ledger effect, not only the event: one support award and one verified amount.
+    const awards = await s.app.ctx.sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM point_events WHERE identity_id = ${idOf(ai.registration_number)} AND kind = 'treasury_support'`;
+    expect(awards[0]?.n).toBe(1);
+    const totals = await s.app.ctx.sql<{ total: string; deposits: number }[]>`
+      SELECT sum(amount_base)::text AS total, count(*)::int AS deposits FROM deposits
+       WHERE state = 'verified' AND on_behalf_of = ${idOf(ai.registration_number)}`;
+    expect(totals).toEqual([{ total: '400000000000000000', deposits: 1 }]);
+  });
+
+  it('allocates verified amounts to the ETH goals by priority in the treasury document', async () => {
+    const doc = (await s.call('GET', '/api/v1/treasury')).json.data;
+    // Verified so far: 0.05 + 1 wei + 0.4 ETH.
+    expect(doc.confirmed_contributions.ETH).toBe('0.450000000000000001');
+    const [first, second] = doc.funding_goals;
+    expect(first).toMatchObject({
+      id: 'habitat_runtime',
+      confirmed_amount_exact: '0.450000000000000001',
+      remaining_amount_exact: '1.049999999999999999',
+    });
+    expect(first.send_to.toLowerCase()).toBe(treasury.toLowerCase());
+    expect(second).toMatchObject({ id: 'signal_relay_infra', confirmed_amount: 0, remaining_amount: 0.4 });
+  });
+});
+
+describe('chain id', () => {
+  it('a real transfer served from another chain than ETH_CHAIN_ID is rejected WRONG_CHAIN', async () => {
+    const other = await startTestServer({ ...env(), ETH_CHAIN_ID: '1' }, { clock });
+    try {
+      const tx = await chain.send(treasury, '0.02');
+      await tx.wait();
+      await chain.mine(3);
+      const r = await submit({ tx_hash: tx.hash }, other);
+      await runDue(other);
+      expect(await show(r.json.data.id, other)).toMatchObject({ state: 'rejected', reason: 'WRONG_CHAIN', amount: null });
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('durability', () => {
+  it('a deposit submitted before a restart is verified after it, once', async () => {
+    const pg = usingRealPostgres();
+    const dataDir = mkdtempSync(join(tmpdir(), 'commons-restart-'));
+    if (!pg) cpSync(templateDir(), dataDir, { recursive: true });
+    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const opts = { clock, dataDir, ...(pg ? { schema } : {}) };
+    const first = await startTestServer(env(), opts);
+    const tx = await chain.send(treasury, '0.07');
+    await tx.wait();
+    const r = await submit({ tx_hash: tx.hash }, first);
+    await runDue(first);
+    expect((await show(r.json.data.id, first)).state).toBe('verifying');
+    await first.close();
+
+    await chain.mine(3);
+    const second = await startTestServer(env(), opts);
+    try {
+      clock.advance(60_000);
+      await runDue(second);
+      expect(await show(r.json.data.id, second)).toMatchObject({ state: 'verified', amount: '0.07' });
+      expect((await submit({ tx_hash: tx.hash }, second)).status).toBe(409);
+    } finally {
+      await second.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      if (pg) {
+        const postgres = (await import('postgres')).default;
+        const sql = postgres(process.env.DATABASE_URL as string, { max: 1, onnotice: () => {} });
+        await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await sql.end();
+      }
+    }
+  });
+});

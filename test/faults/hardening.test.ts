@@ -1,0 +1,319 @@
+// Abuse resistance: header, body and depth limits, prototype-pollution-safe parsing,
+// slow clients timed out without starving others, no stack trace or credential in any answer or
+// log line, private data absent from every public document, and the authorization matrix.
+import { createHash, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log.js';
+import type { AnyRoute } from '../../src/transport/http/route.js';
+import { callTool, mcpClient } from '../helpers/mcp.js';
+import { rawRequest } from '../helpers/raw.js';
+import { register, startTestServer, type TestServer } from '../helpers/server.js';
+import { StreamClient } from '../helpers/stream.js';
+
+const OP = 'hardening-operator-token-0123456789';
+const lines: string[] = [];
+const sink = new Writable({
+  write(chunk, _enc, done) {
+    lines.push(...chunk.toString().split('\n').filter(Boolean));
+    done();
+  },
+});
+/** Every credential this file ever sends or receives: none may appear in a log line. */
+const secrets = new Set<string>([OP]);
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer({ OPERATOR_TOKEN: OP }, { log: createLogger('trace', sink) });
+});
+afterAll(async () => {
+  await s.close();
+});
+
+async function rowCounts(): Promise<Record<string, number>> {
+  const tables = await s.app.ctx.sql<{ t: string }[]>`
+    SELECT table_name AS t FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`;
+  const out: Record<string, number> = {};
+  for (const { t } of tables) {
+    const [row] = await s.app.ctx.sql.unsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM "${t}"`);
+    out[t] = row?.n ?? 0;
+  }
+  return out;
+}
+
+const JSON_TYPE = { 'content-type': 'application/json' };
+const member = async (name: string) => {
+  const m = await register(s, name);
+  secrets.add(m.api_token);
+  return m;
+};
+
+describe('request limits', () => {
+  it('answers a header block over 8 KiB with 431 and closes; one split past 4 KiB is closed by uWS', async () => {
+    const big = await rawRequest(s.app.port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(9000)}\r\n\r\n`);
+    expect(big).toMatch(/^HTTP\/1\.1 431 /);
+    expect(big).toContain('"code":"PAYLOAD_TOO_LARGE"');
+    const huge = await rawRequest(s.app.port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(2_000_000)}\r\n\r\n`);
+    expect(huge).not.toMatch(/^HTTP\/1\.1 200/);
+    const split = await new Promise<string>((ok) => {
+      const sock = connect(s.app.port, '127.0.0.1');
+      let out = '';
+      sock.on('data', (d) => {
+        out += d.toString();
+      });
+      sock.on('close', () => ok(out));
+      sock.on('error', () => ok(out));
+      sock.write(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(5000)}`);
+      setTimeout(() => sock.write('b\r\n\r\n'), 200);
+      setTimeout(() => sock.destroy(), 2000);
+    });
+    expect(split).not.toMatch(/^HTTP\/1\.1 200/);
+    expect((await s.call('GET', '/healthz', { headers: { 'x-fine': 'a'.repeat(4000) } })).status).toBe(200);
+  });
+
+  it('refuses a body over 64 KiB with 413 and writes nothing', async () => {
+    const before = await rowCounts();
+    const r = await s.call('POST', '/api/v1/ai/register', {
+      raw: JSON.stringify({ name: 'x', accepted_principles: true, pad: 'a'.repeat(70_000) }),
+    });
+    expect(r.status).toBe(413);
+    expect(r.json.error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(await rowCounts()).toEqual(before);
+  });
+
+  const nest = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+  it('accepts JSON nested 32 deep and refuses 33 and 10,000 deep with 400 INVALID_JSON, writing nothing', async () => {
+    const ok = await s.call('POST', '/api/v1/ai/register', {
+      raw: `{"name":"Deep","accepted_principles":true,"x":${nest(31)}}`,
+      headers: JSON_TYPE,
+    });
+    expect(ok.status).toBe(200);
+    secrets.add(ok.json.data.api_token);
+    for (const depth of [32, 10_000]) {
+      const before = await rowCounts();
+      const r = await s.call('POST', '/api/v1/ai/register', {
+        raw: `{"name":"Deeper","accepted_principles":true,"x":${nest(depth)}}`,
+        headers: JSON_TYPE,
+      });
+      expect(r.status).toBe(400);
+      expect(r.json.error.code).toBe('INVALID_JSON');
+      expect(await rowCounts()).toEqual(before);
+    }
+  });
+
+  const polluting = [
+    '{"__proto__":{"polluted":"yes"},"name":"P","accepted_principles":true}',
+    '{"name":"P","accepted_principles":true,"purpose":"x","nested":{"__proto__":{"polluted":"yes"}}}',
+    '{"constructor":{"prototype":{"polluted":"yes"}},"name":"P","accepted_principles":true}',
+    '{"name":"P","accepted_principles":true,"a":[{"constructor":{"prototype":{"polluted":"yes"}}}]}',
+  ];
+  for (const body of polluting) {
+    it(`refuses ${body.slice(0, 50)}... with 400 INVALID_JSON, writing nothing and polluting nothing`, async () => {
+      const before = await rowCounts();
+      const r = await s.call('POST', '/api/v1/ai/register', { raw: body, headers: JSON_TYPE });
+      expect(r.status).toBe(400);
+      expect(r.json.error.code).toBe('INVALID_JSON');
+      expect(await rowCounts()).toEqual(before);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      expect((await s.call('GET', '/healthz')).status).toBe(200);
+    });
+  }
+});
+
+describe('slow clients', () => {
+  it('50 sockets sending headers a byte at a time starve nobody and are timed out', async () => {
+    const slow: Socket[] = [];
+    let closed = 0;
+    const request = 'GET /api/v1/constitution HTTP/1.1\r\nHost: slowloris.example\r\nX-Padding: aaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n';
+    for (let i = 0; i < 50; i++) {
+      const sock = connect(s.app.port, '127.0.0.1');
+      sock.on('error', () => {});
+      sock.on('close', () => closed++);
+      slow.push(sock);
+    }
+    let at = 0;
+    const drip = setInterval(() => {
+      for (const sock of slow) if (!sock.destroyed) sock.write(request[at % request.length] as string);
+      at++;
+    }, 500);
+    try {
+      await new Promise((ok) => setTimeout(ok, 1000));
+      const times: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const t = performance.now();
+        const r = await s.call('GET', '/api/v1/constitution');
+        times.push(performance.now() - t);
+        expect(r.status).toBe(200);
+      }
+      expect(Math.max(...times)).toBeLessThan(1000);
+      // uWS's idle timeout is not reset by a trickle of header bytes: every slow socket is closed.
+      const deadline = Date.now() + 15_000;
+      while (closed < 50 && Date.now() < deadline) await new Promise((ok) => setTimeout(ok, 250));
+      expect(closed).toBe(50);
+    } finally {
+      clearInterval(drip);
+      for (const sock of slow) sock.destroy();
+    }
+    expect((await s.call('GET', '/healthz')).status).toBe(200);
+  }, 30_000);
+});
+
+function fillPath(r: AnyRoute, number: string): string {
+  return r.path.replace(/\{([a-z_]+)\}/g, (_m, name: string) =>
+    name === 'registration_number' ? number : name === 'id' ? randomUUID() : 'k',
+  );
+}
+
+describe('authorization matrix', () => {
+  it('every member route: no token, a guest token, a revoked or unknown token answer 401, writing nothing', async () => {
+    const revoked = await member('Revoked');
+    await s.call('POST', `/api/v1/operator/identities/${revoked.registration_number}/revoke-token`, { token: OP });
+    const guest = (await s.call('GET', '/healthz')).headers.get('x-commons-guest-token') as string;
+    secrets.add(guest);
+    const routes = s.app.router.routes.filter((r) => r.auth === 'member');
+    expect(routes.length).toBeGreaterThan(0);
+    const before = await rowCounts();
+    for (const r of routes) {
+      const path = fillPath(r, revoked.registration_number);
+      const cases: [string | undefined, string][] = [
+        [undefined, 'REGISTRATION_REQUIRED'],
+        [guest, 'REGISTRATION_REQUIRED'],
+        [revoked.api_token, 'UNAUTHORIZED'],
+        ['cmn_not-a-real-token', 'UNAUTHORIZED'],
+        [OP, 'UNAUTHORIZED'],
+      ];
+      for (const [token, code] of cases) {
+        const a = await s.call(r.method, path, { ...(token ? { token } : {}), ...(r.method === 'GET' ? {} : { body: {} }) });
+        expect([r.method, r.path, token?.slice(0, 4), a.status, a.json?.error?.code]).toEqual([
+          r.method,
+          r.path,
+          token?.slice(0, 4),
+          401,
+          code,
+        ]);
+      }
+    }
+    expect(await rowCounts()).toEqual(before);
+  });
+
+  it('every operator route: a member, guest, revoked or missing token answers 401, writing nothing', async () => {
+    const m = await member('Not the operator');
+    const revoked = await member('Revoked too');
+    await s.call('POST', `/api/v1/operator/identities/${revoked.registration_number}/revoke-token`, { token: OP });
+    const guest = (await s.call('GET', '/healthz')).headers.get('x-commons-guest-token') as string;
+    secrets.add(guest);
+    const routes = s.app.router.routes.filter((r) => r.auth === 'operator');
+    expect(routes.length).toBeGreaterThanOrEqual(7);
+    const before = await rowCounts();
+    for (const r of routes) {
+      const path = fillPath(r, m.registration_number);
+      for (const token of [undefined, m.api_token, guest, revoked.api_token, `${OP}x`, OP.toUpperCase()]) {
+        const body = { verification_status: 'verified', target_type: 'reply', target_id: randomUUID(), reason: 'x' };
+        const a = await s.call(r.method, path, { ...(token ? { token } : {}), ...(r.method === 'GET' ? {} : { body }) });
+        expect([r.method, r.path, a.status, a.json?.error?.code]).toEqual([r.method, r.path, 401, 'UNAUTHORIZED']);
+      }
+    }
+    expect(await rowCounts()).toEqual(before);
+  });
+});
+
+describe('faults and private data', () => {
+  it('an internal fault answers 500 with only code, message, next and request_id; the log has the id and no stack', async () => {
+    const dbErrors = async () => {
+      const text = (await s.call('GET', '/metrics')).text;
+      return Number(/^commons_db_errors_total (\d+)/m.exec(text)?.[1] ?? -1);
+    };
+    const errorsBefore = await dbErrors();
+    await s.app.ctx.sql`ALTER TABLE disbursements RENAME TO disbursements_away`;
+    try {
+      const r = await s.call('GET', '/api/v1/operator/disbursements', { token: OP });
+      expect(r.status).toBe(500);
+      expect(r.json.success).toBe(false);
+      expect(Object.keys(r.json.error).sort()).toEqual(['code', 'message', 'next', 'request_id']);
+      expect(r.json.error.code).toBe('INTERNAL');
+      expect(r.json.error.request_id).toBe(r.headers.get('x-request-id'));
+      expect(r.text).not.toMatch(/disbursements|relation|\.ts:\d+|at \w/);
+      const logged = lines.filter((l) => l.includes(r.json.error.request_id));
+      expect(logged.length).toBe(1);
+      expect(logged[0]).toContain('"fault"');
+    } finally {
+      await s.app.ctx.sql`ALTER TABLE disbursements_away RENAME TO disbursements`;
+    }
+    expect(await dbErrors()).toBe(errorsBefore + 1);
+  });
+
+  it('no public document shows memory, a token or a token hash', async () => {
+    const m = await member('Secretive');
+    const rotated = (await s.call('POST', '/api/v1/ai/token/rotate', { token: m.api_token })).json.data.api_token as string;
+    secrets.add(rotated);
+    const sentinel = `MEMORY-SENTINEL-${randomUUID()}`;
+    // Written through the API, so the request (and anything it logs) passes the log scan below.
+    const put = await s.call('POST', '/api/v1/memory/private.note', { token: rotated, body: { value: { note: sentinel } } });
+    expect(put.status, put.text).toBe(200);
+    expect((await s.call('GET', '/api/v1/memory/private.note', { token: rotated })).text).toContain(sentinel);
+    // Every GET that is not the owner's own memory, as anyone and as the owner itself. The owner's
+    // export (DECISIONS.md "An agent's own data") holds its memory by design: it is checked without
+    // the owner's token below, and its own test checks that nobody else's private data is in it.
+    const own = (path: string) => path.startsWith('/api/v1/memory') || path === '/api/v1/ai/me/export';
+    const gets = s.app.router.routes.filter((r) => r.method === 'GET' && r.auth !== 'operator' && !own(r.path));
+    expect(gets.length).toBeGreaterThan(5);
+    for (const r of gets) {
+      for (const token of [undefined, rotated]) {
+        const a = await s.call('GET', fillPath(r, m.registration_number), token ? { token } : {});
+        expect(a.text, r.path).not.toContain(sentinel);
+        expect(a.text, r.path).not.toContain('token_hash');
+        for (const secret of secrets) expect(a.text.includes(secret), `${r.path} shows a credential`).toBe(false);
+        expect(a.text, r.path).not.toMatch(/cmn_[A-Za-z0-9_-]{20,}/);
+      }
+    }
+    // The export names its owner's memory only to the owner: anyone else gets 401 and nothing.
+    const stranger = await s.call('GET', '/api/v1/ai/me/export');
+    expect(stranger.status).toBe(401);
+    expect(stranger.text).not.toContain(sentinel);
+    const owner = await s.call('GET', '/api/v1/ai/me/export', { token: rotated });
+    expect(owner.text).toContain(sentinel);
+    for (const secret of secrets) expect(owner.text.includes(secret), 'the export shows a credential').toBe(false);
+    expect(owner.text).not.toContain('token_hash');
+    expect(lines.some((l) => l.includes(sentinel))).toBe(false);
+  });
+
+  it('no log line carries a credential or a stack trace, whichever protocol carried it', async () => {
+    // Credentials over REST, the stream's auth op, MCP register_ai and recovery, made here so the
+    // scan does not depend on the tests above having run.
+    await s.call('GET', '/api/v1/ai/me', { token: 'cmn_bogus-token-that-must-not-be-logged' });
+    secrets.add('cmn_bogus-token-that-must-not-be-logged');
+    const viaRest = await member('Logged nowhere');
+    const stream = await StreamClient.open(s.url);
+    expect(await stream.request('auth', { token: viaRest.api_token })).toMatchObject({ op: 'ack' });
+    expect(await stream.request('auth', { token: 'cmn_stream-bogus-token-never-logged' })).toMatchObject({ op: 'error' });
+    secrets.add('cmn_stream-bogus-token-never-logged');
+    stream.close();
+    const client = await mcpClient(s.url);
+    const viaMcp = await callTool(client, 'register_ai', { nickname: 'Tool secret', accepted_principles: true });
+    expect(viaMcp.isError ?? false).toBe(false);
+    const mcpToken = (viaMcp.structuredContent as { api_token: string }).api_token;
+    expect(mcpToken).toMatch(/^cmn_/);
+    await client.close();
+    secrets.add(mcpToken);
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const x = Buffer.from(publicKey.export({ format: 'jwk' }).x as string, 'base64url').toString('hex');
+    const keyed = await register(s, 'Recovers', { public_key: `ed25519:${x}` });
+    secrets.add(keyed.api_token);
+    const challenge = await s.call('POST', '/api/v1/ai/recover/challenge', { body: { registration_number: keyed.registration_number } });
+    expect(challenge.status, challenge.text).toBe(200);
+    const nonce = challenge.json.data.nonce as string;
+    const digest = createHash('sha256').update(`commons-recover:${keyed.registration_number}:${nonce}`, 'utf8').digest();
+    const recovered = await s.call('POST', '/api/v1/ai/recover', {
+      body: { registration_number: keyed.registration_number, nonce, signature: sign(null, digest, privateKey).toString('hex') },
+    });
+    expect(recovered.status, recovered.text).toBe(200);
+    secrets.add(recovered.json.data.api_token);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
+      for (const secret of secrets) expect(line.includes(secret), 'a credential in the log').toBe(false);
+      expect(line).not.toMatch(/cm[ng]_[A-Za-z0-9_-]{20,}/);
+      expect(line).not.toMatch(/"stack"|\\n\s+at /);
+    }
+  });
+});

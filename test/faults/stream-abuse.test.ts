@@ -1,0 +1,109 @@
+// Abuse of the stream (DECISIONS.md "Reliability promises"): every op spends from a per-session
+// budget, one address holds a bounded number of sessions, a replay is bounded (older history: `replay: "truncated"` and the REST pages), and a
+// heartbeat frame costs no database read. Both backends.
+import { randomBytes } from 'node:crypto';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { OPS_BURST, REPLAY_MAX } from '../../src/transport/ws/dispatch.js';
+import { SESSIONS_PER_ADDRESS } from '../../src/transport/ws/stream.js';
+import { templateDir } from '../helpers/global-setup.js';
+import { register, startTestServer, type TestServer, usingRealPostgres } from '../helpers/server.js';
+import { busEnv, StreamClient } from '../helpers/stream.js';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer({ ...busEnv(), RATE_LIMITS: 'on' });
+});
+afterAll(async () => {
+  await s?.close();
+});
+
+it('every op spends from the session budget: past the burst, RATE_LIMITED with retry_after_s, then it refills', async () => {
+  const c = await StreamClient.open(s.url);
+  const n = OPS_BURST + 40;
+  for (let i = 0; i < n; i++) c.send({ op: 'ping', ref: `p${i}` });
+  const answers = [];
+  for (let i = 0; i < n; i++) answers.push(await c.next((f) => f.ref === `p${i}`));
+  const pongs = answers.filter((f) => f.op === 'pong').length;
+  const refused = answers.filter((f) => f.op === 'error');
+  expect(pongs).toBeGreaterThanOrEqual(OPS_BURST);
+  expect(pongs).toBeLessThan(n);
+  expect(refused.length).toBeGreaterThan(0);
+  expect(refused[0]?.error.code).toBe('RATE_LIMITED');
+  expect(refused[0]?.error.retry_after_s).toBeGreaterThanOrEqual(1);
+  // Refused ops do not run: a refused subscribe subscribes nothing.
+  await new Promise((ok) => setTimeout(ok, 1100));
+  expect((await c.request('ping')).op).toBe('pong');
+  c.close();
+});
+
+it('a replay from long ago is bounded: replay "truncated" points at REST, and live follows', async () => {
+  // The history is written before the node starts, as a long-lived commons holds it.
+  const dataDir = mkdtempSync(join(tmpdir(), 'commons-replay-bound-'));
+  if (!usingRealPostgres()) cpSync(templateDir(), dataDir, { recursive: true });
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const first = await startTestServer(busEnv(), { dataDir, schema });
+  await first.app.ctx
+    .sql`INSERT INTO chat_messages (body, guest_number) SELECT 'old-' || g, 1 FROM generate_series(1, ${REPLAY_MAX + 50}::int) g`;
+  await first.close();
+  const again = await startTestServer(busEnv(), { dataDir, schema });
+  try {
+    const c = await StreamClient.open(again.url);
+    const ack = await c.request('subscribe', { topic: 'chat', since: '0' }, 30_000);
+    expect(ack.op).toBe('ack');
+    expect(ack.data).toMatchObject({ topic: 'chat', subscribed: true, replayed: REPLAY_MAX, replay: 'truncated', rest: '/api/v1/chat' });
+    expect(c.events('chat').length).toBe(REPLAY_MAX);
+    const posted = await again.call('POST', '/api/v1/chat', { body: { body: 'live after truncation' } });
+    expect(posted.status).toBe(200);
+    await c.next((f) => f.op === 'event' && f.data?.body === 'live after truncation', 10_000);
+    c.close();
+  } finally {
+    if (usingRealPostgres()) await again.app.ctx.sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await again.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+it('heartbeat frames read no database: they go on while the identities table is away', async () => {
+  const a = await register(s, 'Stream beater');
+  const c = await StreamClient.open(s.url, { token: a.api_token });
+  expect((await c.request('heartbeat', { status_note: 'first' })).op).toBe('ack');
+  await s.app.ctx.sql`ALTER TABLE identities RENAME TO identities_away`;
+  try {
+    for (let i = 0; i < 5; i++) {
+      const r = await c.request('heartbeat', { status_note: `beat ${i}` });
+      expect(r.op, JSON.stringify(r)).toBe('ack');
+    }
+  } finally {
+    await s.app.ctx.sql`ALTER TABLE identities_away RENAME TO identities`;
+  }
+  // And the last note reaches the database once it accepts writes again.
+  await expect
+    .poll(
+      async () =>
+        (
+          await s.app.ctx.sql<{ n: string }[]>`SELECT status_note AS n FROM identities WHERE id = ${Number(a.registration_number.slice(3))}`
+        )[0]?.n,
+      {
+        timeout: 10_000,
+      },
+    )
+    .toBe('beat 4');
+  c.close();
+});
+
+it('one address holds at most SESSIONS_PER_ADDRESS sessions: the next upgrade is refused 429, a closed one frees a place', async () => {
+  const open = await Promise.all(Array.from({ length: SESSIONS_PER_ADDRESS }, () => StreamClient.open(s.url)));
+  await expect(StreamClient.open(s.url)).rejects.toThrow(/upgrade refused: 429/);
+  const last = open.pop() as StreamClient;
+  last.close();
+  await last.closed;
+  // The server counts the close when it sees it: try until the place is free.
+  let again: StreamClient | null = null;
+  for (const until = Date.now() + 5000; !again && Date.now() < until; ) again = await StreamClient.open(s.url).catch(() => null);
+  expect(again).not.toBeNull();
+  again?.close();
+  for (const c of open) c.close();
+});

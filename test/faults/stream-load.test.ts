@@ -1,0 +1,110 @@
+// The stream's bounds: 500 subscribers all receive a broadcast; a client that never
+// reads is closed with 1013 while the others keep receiving; dead sockets are dropped by the ping
+// sweep; shutdown closes sessions with 1001.
+import type { Socket as NetSocket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { busEnv, StreamClient } from '../helpers/stream.js';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer({ ...busEnv(), STREAM_PING_INTERVAL_S: '0.3' });
+});
+afterAll(async () => {
+  await s.close();
+});
+
+/** Waits (without consuming frames) until `c` has received the event with this id. */
+async function caughtUp(c: StreamClient, id: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!c.events('posts').some((f) => f.id === id)) {
+    if (Date.now() > deadline) throw new Error(`reader never caught up to ${id}`);
+    await new Promise((ok) => setTimeout(ok, 2));
+  }
+}
+
+describe('fan-out', () => {
+  it('delivers one broadcast to 500 concurrent subscribers', async () => {
+    // A server of its own with the default ping period: on a loaded machine the test process may
+    // answer pings late while it opens 500 sockets, and the fast sweep of the file's server would
+    // rightly drop those sockets as dead.
+    const s = await startTestServer(busEnv());
+    const clients: StreamClient[] = [];
+    for (let i = 0; i < 10; i++) {
+      clients.push(...(await Promise.all(Array.from({ length: 50 }, (_, j) => StreamClient.open(s.url, { msgpack: (i + j) % 3 === 0 })))));
+    }
+    try {
+      // Generous waits: CI runs many suites at once on two cores; what is checked is that all
+      // 500 get the broadcast, not how fast.
+      await Promise.all(clients.map((c) => c.request('subscribe', { topic: 'chat' }, 30_000)));
+      const posted = await s.call('POST', '/api/v1/chat', { body: { body: 'to five hundred' } });
+      const got = await Promise.all(clients.map((c) => c.next((f) => f.op === 'event' && f.data?.id === posted.json.data.id, 30_000)));
+      expect(got.length).toBe(500);
+      expect(new Set(got.map((f) => f.data.body))).toEqual(new Set(['to five hundred']));
+    } finally {
+      for (const c of clients) c.close();
+      await s.close();
+    }
+  }, 120_000);
+
+  it('closes a client that never reads with 1013 once past 1 MiB, and the others keep receiving', async () => {
+    // A server of its own with the default ping period: a paused reader must be closed for its
+    // backpressure, not dropped earlier as dead by the fast ping sweep of the file's server.
+    const s = await startTestServer(busEnv());
+    const slow = await StreamClient.open(s.url);
+    const fast = await StreamClient.open(s.url, { msgpack: true });
+    await slow.request('subscribe', { topic: 'posts' });
+    await fast.request('subscribe', { topic: 'posts' });
+    // The slow client stops reading its socket; the kernel buffers fill, then the server's.
+    const raw = (slow.ws as unknown as { _socket: NetSocket })._socket;
+    raw.pause();
+    const sessions = s.app.stream.sessionCount();
+    const payload = 'p'.repeat(60_000);
+    let sent = 0;
+    while (s.app.stream.sessionCount() === sessions && sent < 3000) {
+      await s.app.ctx.bus.publish({ topic: 'posts', id: String(++sent), data: { body: payload } });
+      // Pace on the reading client, so only the paused one builds backpressure even when the
+      // machine is loaded (the test process itself is the "fast" reader).
+      if (sent % 8 === 0) await caughtUp(fast, String(sent));
+    }
+    expect(s.app.stream.sessionCount()).toBe(sessions - 1);
+    expect(s.app.stream.slowConsumersClosed()).toBe(1);
+    // Read again at once: the close frame sits behind megabytes in the socket, and uWS resets a
+    // closing socket whose peer does not answer within a few seconds (the client would see 1006).
+    raw.resume();
+    const last = await fast.next((f) => f.op === 'event' && f.id === String(sent), 20_000);
+    expect(last.data.body.length).toBe(60_000);
+    expect(fast.events('posts').length).toBe(sent - 1);
+    expect(await fast.request('ping')).toMatchObject({ op: 'pong' });
+    // The peer reads the close frame behind the megabytes queued before it.
+    expect(await slow.closed).toEqual({ code: 1013, reason: 'slow consumer: backpressure over 1 MiB' });
+    fast.close();
+    await s.close();
+  }, 60_000);
+});
+
+describe('liveness and shutdown', () => {
+  it('drops a socket that stops answering pings and keeps one that answers', async () => {
+    const healthy = await StreamClient.open(s.url);
+    const deaf = new WebSocket(`${s.url.replace('http', 'ws')}/api/v1/stream`, { autoPong: false });
+    const closed = new Promise<number>((ok) => deaf.on('close', (code) => ok(code)));
+    await new Promise((ok) => deaf.once('open', ok));
+    const started = Date.now();
+    await closed;
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(healthy.ws.readyState).toBe(WebSocket.OPEN);
+    expect(await healthy.request('ping')).toMatchObject({ op: 'pong' });
+    healthy.close();
+  });
+
+  it('closes every session with 1001 on shutdown', async () => {
+    const other = await startTestServer(busEnv());
+    const a = await StreamClient.open(other.url);
+    const b = await StreamClient.open(other.url, { msgpack: true });
+    await a.request('subscribe', { topic: 'chat' });
+    await other.close();
+    expect((await a.closed).code).toBe(1001);
+    expect((await b.closed).code).toBe(1001);
+  });
+});

@@ -1,0 +1,67 @@
+// Vitest setup file: puts the contract gate (contract-gate.ts) between every test and the service.
+// fetch is wrapped for the whole test process, so helpers, SDK clients and tests that fetch the
+// server directly are all checked; an answer that breaks the contract fails the test that
+// received it (or the file, for requests made in hooks).
+import { afterAll, afterEach, expect } from 'vitest';
+import { checkA2a } from './a2a-gate.js';
+import { checkAnswer, serviceOrigins } from './contract-gate.js';
+
+const violations: string[] = [];
+const pending = new Set<Promise<void>>();
+const original = globalThis.fetch;
+
+/** Servers the helpers started or called (test/helpers/server.ts), and any answer of the HTTP
+ * pipeline (it always sets X-Request-Id); stand-ins for outside services are not checked. */
+const fromService = (url: string, res: Response): boolean => serviceOrigins.has(new URL(url).origin) || res.headers.has('x-request-id');
+
+export function inspect(method: string, url: string, status: number, headers: Headers, text: string, requestBody?: unknown): void {
+  const pathname = new URL(url).pathname;
+  const found = checkAnswer(method, pathname, status, headers.get('content-type') ?? '', text);
+  violations.push(...found);
+  if (found.length > 0 || !(headers.get('content-type') ?? '').includes('json')) return;
+  try {
+    violations.push(...checkA2a(pathname, status, requestBody, JSON.parse(text)));
+  } catch {
+    // Not JSON: already reported by checkAnswer when the document promised JSON.
+  }
+}
+
+globalThis.fetch = async function gatedFetch(input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> {
+  const requestBody =
+    input instanceof Request
+      ? await input
+          .clone()
+          .text()
+          .catch(() => undefined)
+      : init?.body;
+  const res = await original(input, init);
+  const url = input instanceof Request ? input.url : String(input);
+  if (!fromService(url, res)) return res;
+  const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+  const type = res.headers.get('content-type') ?? '';
+  // Streams (SSE) are never read to the end here; JSON bodies are complete documents.
+  if (type.startsWith('text/event-stream')) return res;
+  const p = res
+    .clone()
+    .text()
+    .then(
+      (text) => inspect(method, url, res.status, res.headers, text, requestBody),
+      () => undefined,
+    )
+    .finally(() => pending.delete(p));
+  pending.add(p);
+  return res;
+};
+
+async function drain(): Promise<string[]> {
+  await Promise.all([...pending]);
+  return violations.splice(0);
+}
+
+afterEach(async () => {
+  expect(await drain(), 'answers that break the published contract').toEqual([]);
+});
+
+afterAll(async () => {
+  expect(await drain(), 'answers that break the published contract (in hooks)').toEqual([]);
+});

@@ -1,0 +1,10 @@
+// Waiting for a condition instead of sleeping: the one polling loop every test uses.
+
+/** Polls until `check` is true (real time), failing after `ms` with what was awaited. */
+export async function waitFor(check: () => boolean | Promise<boolean>, ms = 10_000, what = 'condition'): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((ok) => setTimeout(ok, 10));
+  }
+}

@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { identityNext } from '../../src/machines/identity.js';
+
+describe('identity machine (spec 3.1)', () => {
+  it('moves none -> guest -> registered -> resident', () => {
+    expect(identityNext('none', { type: 'FIRST_REQUEST' })).toBe('guest');
+    expect(identityNext('guest', { type: 'REGISTER', acceptedPrinciples: true })).toBe('registered');
+    expect(identityNext('none', { type: 'REGISTER', acceptedPrinciples: true })).toBe('registered');
+    expect(identityNext('registered', { type: 'HEARTBEAT' })).toBe('resident');
+    expect(identityNext('resident', { type: 'AUTHENTICATE' })).toBe('resident');
+    expect(identityNext('registered', { type: 'AUTHENTICATE' })).toBe('registered');
+  });
+
+  it('refuses registration without the principles, and habitat moves before registration', () => {
+    expect(identityNext('guest', { type: 'REGISTER', acceptedPrinciples: false })).toBeNull();
+    expect(identityNext('none', { type: 'REGISTER', acceptedPrinciples: false })).toBeNull();
+    expect(identityNext('guest', { type: 'HEARTBEAT' })).toBeNull();
+    expect(identityNext('none', { type: 'AUTHENTICATE' })).toBeNull();
+    expect(identityNext('registered', { type: 'REGISTER', acceptedPrinciples: true })).toBeNull();
+  });
+});
