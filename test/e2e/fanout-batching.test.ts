@@ -36,7 +36,7 @@ describe('fan-out batching', () => {
     c.close();
   });
 
-  it('sends a burst in at most two publish bursts, in order, to every subscriber', async () => {
+  it('sends a burst of 100 events in a few publish bursts, in order, to every subscriber', async () => {
     const clients = await Promise.all(Array.from({ length: 6 }, (_, i) => StreamClient.open(s.url, { msgpack: i % 2 === 1 })));
     for (const c of clients) await c.request('subscribe', { topic: 'posts' });
     await quiet();
@@ -45,9 +45,11 @@ describe('fan-out batching', () => {
     for (let i = 1; i <= 100; i++) void s.app.ctx.bus.publish({ topic: 'posts', id: String(i), data: { n: i } });
     // `next` takes the frame off the queue: put it back to check the whole sequence.
     for (const c of clients) c.frames.push(await c.next((f) => f.op === 'event' && f.topic === 'posts' && f.id === '100'));
-    // The first event goes at once (idle), the other 99 wait together for one burst (an event of
-    // another topic arriving meanwhile may share it, never split it).
-    expect(fanout.bursts - bursts).toBe(2);
+    // The first event goes at once (idle), the other 99 wait together for one burst. Over Redis
+    // the 99 may arrive in two or three socket reads, and a hold (2 ms at least) can end between
+    // two of them: a few bursts, never one per event.
+    expect(fanout.bursts - bursts).toBeGreaterThanOrEqual(2);
+    expect(fanout.bursts - bursts).toBeLessThanOrEqual(4);
     expect(fanout.published - published).toBe(200); // once per encoding, per event
     const want = Array.from({ length: 100 }, (_, i) => i + 1);
     for (const c of clients) expect(ids(c.frames, 'posts')).toEqual(want);
