@@ -17,6 +17,7 @@ import { serverSecret } from './store/settings.js';
 import { mountA2a } from './transport/a2a/endpoint.js';
 import { LocalBus } from './transport/bus/local.js';
 import { RedisBus } from './transport/bus/redis.js';
+import { createFastRead, type FastRead } from './transport/http/fast-read.js';
 import { parsePolicies, RateLimits } from './transport/http/limits.js';
 import { PromMetrics } from './transport/http/metrics.js';
 import { createPipeline } from './transport/http/pipeline.js';
@@ -47,6 +48,8 @@ export interface App {
   /** The running actors (tests drive the scheduler and the verifier directly). */
   actors: RunningActors;
   stream: Stream;
+  /** The lean read path (its `answered` count is a test hook). */
+  fastRead: FastRead;
   port: number;
   url: string;
   close(): Promise<void>;
@@ -119,7 +122,8 @@ export async function startApp(opts: AppOptions): Promise<App> {
   // The tool protocols are mounted before the catch-all HTTP route so their paths match first.
   mountMcp(app, { ctx, guests, router, limits }, inflight);
   mountA2a(app, { ctx, guests, router, limits }, inflight);
-  mountHttp(app, createPipeline(ctx, router, guests, { limits, metrics }), inflight);
+  const fastRead = createFastRead(ctx, router, guests, limits, metrics);
+  mountHttp(app, createPipeline(ctx, router, guests, { limits, metrics }), inflight, fastRead);
 
   const listenSocket = await new Promise<uWS.us_listen_socket>((ok, ko) => {
     app.listen(config.host, config.port, (s) => (s ? ok(s) : ko(new Error(`cannot listen on ${config.host}:${config.port}`))));
@@ -137,6 +141,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     router,
     actors,
     stream,
+    fastRead,
     port,
     url,
     async close() {

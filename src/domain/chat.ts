@@ -70,15 +70,19 @@ export async function postChat(ctx: Ctx, caller: Caller, input: ChatInput): Prom
 }
 
 export async function listChat(ctx: Ctx, limit: number, beforeSeq: number | null) {
+  const cached = listChatFromMemory(ctx, limit, beforeSeq);
+  if (cached) return cached;
+  const rows = await store.listNewest(ctx.sql, limit + 1, beforeSeq);
+  return chatPageOf(rows.slice(0, limit).reverse().map(toMessage), rows.length > limit);
+}
+
+/** A chat page answered from the node's memory without waiting, or null when memory does not cover it. */
+export function listChatFromMemory(ctx: Ctx, limit: number, beforeSeq: number | null) {
   const cached = ctx.services.chatRoom?.page(limit, beforeSeq);
-  let messages: ChatMessage[];
-  let more: boolean;
-  if (cached) ({ messages, more } = cached);
-  else {
-    const rows = await store.listNewest(ctx.sql, limit + 1, beforeSeq);
-    more = rows.length > limit;
-    messages = rows.slice(0, limit).reverse().map(toMessage);
-  }
+  return cached ? chatPageOf(cached.messages, cached.more) : null;
+}
+
+function chatPageOf(messages: ChatMessage[], more: boolean) {
   const oldest = messages[0];
   return { messages, next_cursor: more && oldest ? String(oldest.seq) : null, content_trust: UNTRUSTED };
 }

@@ -15,6 +15,11 @@ export class GuestIssuer {
 
   constructor(private readonly ctx: Ctx) {}
 
+  /** Whether `issueNow` would issue a guest (the reserved block is not spent). */
+  get canIssueNow(): boolean {
+    return this.next < this.end;
+  }
+
   /** A guest issued at once from the reserved block, or null when the block is spent (then `issue`). */
   issueNow(): { guestNumber: number; number: string; token: string } | null {
     if (this.next >= this.end) return null;

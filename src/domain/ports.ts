@@ -8,6 +8,7 @@ import type { NewChatRow } from '../store/chat.js';
 import type { ChatPages } from './chat-room.js';
 import type { Metrics } from './metrics.js';
 import type { PresenceService } from './presence.js';
+import { VersionedMemo } from './versioned-memo.js';
 
 export type { Sql };
 
@@ -68,6 +69,8 @@ export interface NodeServices {
   chatRoom: ChatPages | null;
   /** The group commit of chat posts (src/store/group-commit.ts): post in, seq out once committed. */
   chatPosts: { submit(row: NewChatRow): Promise<number> } | null;
+  /** Values built once per version of what they show (src/domain/versioned-memo.ts): serialized pages. */
+  memo: VersionedMemo;
 }
 
-export const noServices = (): NodeServices => ({ presence: null, chatRoom: null, chatPosts: null });
+export const noServices = (): NodeServices => ({ presence: null, chatRoom: null, chatPosts: null, memo: new VersionedMemo() });

@@ -33,6 +33,13 @@ function cacheOf(ctx: Ctx): Map<string, Entry> {
   return c;
 }
 
+/** The member a token names when this node has it in memory and fresh, without waiting; undefined
+ * when it must be looked up (`memberForRead`). */
+export function memberForReadNow(ctx: Ctx, token: string): IdentityRow | undefined {
+  const hit = cacheOf(ctx).get(hashToken(token).toString('base64'));
+  return hit && Date.now() - hit.at < TOKEN_CACHE_MS ? hit.member : undefined;
+}
+
 /** The member a token names, for a read on an open route; null when unknown. */
 export async function memberForRead(ctx: Ctx, token: string): Promise<IdentityRow | null> {
   const cache = cacheOf(ctx);

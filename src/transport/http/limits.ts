@@ -77,6 +77,12 @@ export const tokenKey = (token: string): string => createHash('sha256').update(t
 
 type Limiter = RateLimiterMemory | RateLimiterRedis;
 
+/** What `countReadNow` uses of RateLimiterMemory (rate-limiter-flexible 11.4.0, pinned). */
+interface MemoryInternals {
+  getKey(key: string): string;
+  _memoryStorage: { incrby(key: string, points: number, durationS: number): { consumedPoints: number; msBeforeNext: number } };
+}
+
 export interface LimitRequest {
   method: string;
   path: string;
@@ -175,6 +181,26 @@ export class RateLimits {
             ]
           : [['chat_ip', ip]];
     }
+  }
+
+  /**
+   * Counts a read at once, for the lean read path (src/transport/http/fast-read.ts), when the
+   * counters live in this process's memory: true when counted and allowed (headers set), false
+   * when the general path must decide (counters in Redis, or a refusal, which the general path
+   * answers and re-blocks; it counts that request once more, which changes nothing for a key that
+   * is already spent). The same counter as `enforce` (rate-limiter-flexible 11.4's in-memory store,
+   * reached directly because its `consume` always answers through a promise).
+   */
+  countReadNow(ip: string, headers: Record<string, string>): boolean {
+    const limiter = this.limiters.get('read');
+    if (!(limiter instanceof RateLimiterMemory)) return false;
+    const inner = limiter as unknown as MemoryInternals;
+    const res = inner._memoryStorage.incrby(inner.getKey(ipKey(ip)), 1, this.policies.read.durationS);
+    const { points, durationS } = this.policies.read;
+    if (res.consumedPoints > points) return false;
+    headers['ratelimit-policy'] = `"read";q=${points};w=${durationS}`;
+    headers.ratelimit = `"read";r=${points - res.consumedPoints};t=${Math.ceil(res.msBeforeNext / 1000)}`;
+    return true;
   }
 
   /** Counts the request; sets the headers; throws RATE_LIMITED when any of its limits is spent. */

@@ -72,6 +72,12 @@ export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
   limit?: LimitClass;
   /** Runs on the parsed JSON body before schema validation (e.g. declining the constitution). */
   precheck?: (body: unknown, ctx: Ctx) => Promise<void>;
+  /**
+   * The lean read path (src/transport/http/fast-read.ts): a GET on an open route whose answer is
+   * already serialized returns its page at once, without waiting for anything, or undefined to go
+   * through the general pipeline. It must answer exactly what `handler` would for the same query.
+   */
+  cached?: (query: z.output<Q>, ctx: Ctx) => Page | undefined;
   handler: (req: Req<z.output<B>, z.output<Q>, z.output<P>>, ctx: Ctx) => Promise<Result> | Result;
 }
 

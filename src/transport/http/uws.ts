@@ -19,14 +19,14 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * single read; this makes the limit the same either way (docs/operator.md). */
 export const MAX_HEADER_BYTES = 8 * 1024;
 
-export function mountHttp(app: TemplatedApp, handle: (r: RawRequest) => Promise<RawResponse>, inflight: InFlight): void {
+export function mountHttp(
+  app: TemplatedApp,
+  handle: (r: RawRequest) => Promise<RawResponse>,
+  inflight: InFlight,
+  fast?: (r: RawRequest) => RawResponse | null,
+): void {
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
     const state: StreamState = { aborted: false, done: false };
-    res.onAborted(() => {
-      state.aborted = true;
-      state.wake?.();
-      finish(inflight, state);
-    });
     const headers: Record<string, string> = {};
     let headerBytes = req.getUrl().length + (req.getQuery() ?? '').length;
     req.forEach((k, v) => {
@@ -63,6 +63,18 @@ export function mountHttp(app: TemplatedApp, handle: (r: RawRequest) => Promise<
       body: null,
       ip: Buffer.from(res.getRemoteAddressAsText()).toString(),
     };
+    // A read answered at once is written here, inside this callback (uWS corks it): no abort
+    // handler, no promise (src/transport/http/fast-read.ts).
+    const now = fast?.(raw);
+    if (now) {
+      write(res, now, false, false);
+      return;
+    }
+    res.onAborted(() => {
+      state.aborted = true;
+      state.wake?.();
+      finish(inflight, state);
+    });
     inflight.count++;
     const run = () =>
       handle(raw).then(
@@ -146,15 +158,16 @@ function send(res: HttpResponse, state: StreamState, out: RawResponse, inflight:
     void sendStream(res, state, out, out.stream).finally(() => finish(inflight, state));
     return;
   }
-  res.cork(() => {
-    res.writeStatus(statusLine(out.status));
-    for (const [k, v] of Object.entries(out.headers)) res.writeHeader(k, v);
-    const closing = close || inflight.stopping === true;
-    // A HEAD answer's body would be read by the client as the start of the next answer.
-    if (head) res.endWithoutBody(Buffer.byteLength(out.body), closing);
-    else res.end(out.body, closing);
-  });
+  res.cork(() => write(res, out, close || inflight.stopping === true, head));
   finish(inflight, state);
+}
+
+function write(res: HttpResponse, out: RawResponse, closing: boolean, head: boolean): void {
+  res.writeStatus(statusLine(out.status));
+  for (const k in out.headers) res.writeHeader(k, out.headers[k] as string);
+  // A HEAD answer's body would be read by the client as the start of the next answer.
+  if (head) res.endWithoutBody(Buffer.byteLength(out.body), closing);
+  else res.end(out.body, closing);
 }
 
 /** Writes each chunk as it comes, waiting for the socket to drain when uWS reports backpressure.

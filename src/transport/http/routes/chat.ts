@@ -36,25 +36,30 @@ export const ChatMessageSchema = z.object({
   ai: z.object({ name: z.string(), registration_number: z.string() }).nullable(),
 });
 
-// The newest page for each limit, serialized once per change of the chat (src/transport/http/pages.ts).
-const newest = new WeakMap<Ctx, Map<number, { version: number; page: Page }>>();
+// The newest page for each limit is serialized once per change of the chat
+// (src/transport/http/pages.ts), stamped with the chat room's version read before the page.
+const memoKey = (limit: number) => `GET /api/v1/chat?limit=${limit}`;
+
+/** The newest page when it can be had at once: already serialized, or built from memory now. */
+function newestCached(ctx: Ctx, limit: number): Page | undefined {
+  const version = chat.chatVersion(ctx);
+  if (version === null) return undefined;
+  const hit = ctx.services.memo.get<Page>(memoKey(limit), version);
+  if (hit) return hit;
+  const data = chat.listChatFromMemory(ctx, limit, null);
+  if (!data) return undefined;
+  const page = buildPage(data);
+  ctx.services.memo.set(memoKey(limit), version, page);
+  return page;
+}
 
 async function chatPage(ctx: Ctx, limit: number, before: number | null): Promise<Result> {
   const version = before === null ? chat.chatVersion(ctx) : null;
-  if (version === null) {
-    const page = buildPage(await chat.listChat(ctx, limit, before));
-    return { page, data: page.data };
-  }
-  let byLimit = newest.get(ctx);
-  if (!byLimit) {
-    byLimit = new Map();
-    newest.set(ctx, byLimit);
-  }
-  const hit = byLimit.get(limit);
-  if (hit && hit.version === version) return { page: hit.page, data: hit.page.data };
+  const ready = version === null ? undefined : newestCached(ctx, limit);
+  if (ready) return { page: ready, data: ready.data };
+  const page = buildPage(await chat.listChat(ctx, limit, before));
   // Stamped with the version read before the page was read: a change meanwhile rebuilds it next time.
-  const page = buildPage(await chat.listChat(ctx, limit, null));
-  byLimit.set(limit, { version, page });
+  if (version !== null) ctx.services.memo.set(memoKey(limit), version, page);
   return { page, data: page.data };
 }
 
@@ -68,6 +73,7 @@ export const chatRoutes = [
     tags: ['chat'],
     query: ChatQuery,
     response: z.object({ messages: z.array(ChatMessageSchema), next_cursor: z.string().nullable(), content_trust: z.string() }),
+    cached: (query, ctx) => (query.before === undefined ? newestCached(ctx, query.limit) : undefined),
     handler: (req, ctx) => chatPage(ctx, req.query.limit, req.query.before ?? null),
   }),
   route({

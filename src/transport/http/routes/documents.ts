@@ -98,6 +98,7 @@ export function documentRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
       tags: ['documents'],
       response: Doc,
       etag: true,
+      cached: (_q, ctx) => pageOf(docs.constitution(ctx.publicUrl())),
       handler: (_req, ctx) => asPage(docs.constitution(ctx.publicUrl())),
     }),
     route({
@@ -108,6 +109,7 @@ export function documentRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
       tags: ['documents'],
       response: Doc,
       etag: true,
+      cached: (_q, ctx) => pageOf(docs.registerInfo(ctx.publicUrl())),
       handler: (_req, ctx) => asPage(docs.registerInfo(ctx.publicUrl())),
     }),
     route({
