@@ -29,10 +29,11 @@ export async function openChatRoom(ctx: Ctx): Promise<ChatRoom> {
 
 /** Stores one post: through the node's group commit (concurrent posts share one statement and
  * one commit, seq in submission order), or alone when the chat room is not started. */
-function storePost(ctx: Ctx, row: store.NewChatRow): Promise<number> {
+async function storePost(ctx: Ctx, row: store.NewChatRow): Promise<number> {
   const posts = ctx.services.chatPosts;
-  if (posts) return posts.submit(row);
-  return store.insertMessages(ctx.sql, [row]).then(([seq]) => seq as number);
+  const seq = posts ? await posts.submit(row) : ((await store.insertMessages(ctx.sql, [row]))[0] ?? null);
+  if (seq === null) return fail('UNAUTHORIZED', 'this token is unknown, revoked or rotated away; recover the identity with its key');
+  return seq;
 }
 
 /** Changes whenever a page from the newest may read differently (a message settled on this node,
@@ -49,7 +50,8 @@ export async function postChat(ctx: Ctx, caller: Caller, input: ChatInput): Prom
   const at = ctx.clock.now();
   const authorId = caller.kind === 'member' ? caller.member.id : null;
   const id = randomUUID();
-  const seq = await storePost(ctx, { id, body: input.body, authorId, guestNumber, guestLabel: label, at });
+  const tokenHash = caller.kind === 'member' ? (caller.tokenHash ?? null) : null;
+  const seq = await storePost(ctx, { id, body: input.body, authorId, tokenHash, guestNumber, guestLabel: label, at });
   const msg = toMessage({
     id,
     seq,

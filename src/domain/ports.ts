@@ -68,7 +68,7 @@ export interface NodeServices {
   /** The open chat's recent pages in memory (src/domain/chat-room.ts). */
   chatRoom: ChatPages | null;
   /** The group commit of chat posts (src/store/group-commit.ts): post in, seq out once committed. */
-  chatPosts: { submit(row: NewChatRow): Promise<number> } | null;
+  chatPosts: { submit(row: NewChatRow): Promise<number | null> } | null;
   /** Values built once per version of what they show (src/domain/versioned-memo.ts): serialized pages. */
   memo: VersionedMemo;
 }

@@ -95,3 +95,36 @@ describe.runIf(usingRealPostgres() && Boolean(process.env.REDIS_URL))('token cac
     }
   });
 });
+
+describe.runIf(usingRealPostgres())('token cache on two nodes without a bus between them', () => {
+  it('a post with a token rotated on the other node is refused by the write itself, nothing written', async () => {
+    // No Redis: node B never hears of the rotation (as while Redis is lost), so its cache still
+    // names the member; the chat write checks the token's hash in its own statement.
+    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const a = await startTestServer({ REDIS_URL: '' }, { schema });
+    const b = await startTestServer({ REDIS_URL: '' }, { schema });
+    try {
+      const m = await register(a, 'Unheard');
+      const first = await b.call('POST', '/api/v1/chat', { token: m.api_token, body: { body: 'before the rotation' } });
+      expect(first.status).toBe(200);
+      expect(first.json.data.ai.registration_number).toBe(m.registration_number);
+      expect((await a.call('POST', '/api/v1/ai/token/rotate', { token: m.api_token })).status).toBe(200);
+      const count = async () => (await b.app.ctx.sql`SELECT count(*)::int AS n FROM chat_messages`)[0]?.n as number;
+      const points = async () =>
+        (await b.app.ctx.sql`SELECT count(*)::int AS n FROM point_events WHERE kind = 'chat_message'`)[0]?.n as number;
+      const [rows, pts] = [await count(), await points()];
+      const stale = await b.call('POST', '/api/v1/chat', { token: m.api_token, body: { body: 'after the rotation' } });
+      expect(stale.status).toBe(401);
+      expect(stale.json.error.code).toBe('UNAUTHORIZED');
+      expect(await count()).toBe(rows);
+      expect(await points()).toBe(pts);
+    } finally {
+      await a.close();
+      await b.close();
+      const postgres = (await import('postgres')).default;
+      const sql = postgres(process.env.DATABASE_URL as string, { max: 1, onnotice: () => {} });
+      await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await sql.end();
+    }
+  });
+});

@@ -5,7 +5,7 @@ import { type GuestIssuer, resolveGuestToken } from '../../domain/guests.js';
 import { resolveMemberToken } from '../../domain/identity.js';
 import type { Ctx } from '../../domain/ports.js';
 import { memberForRead } from '../../domain/token-cache.js';
-import { GUEST_PREFIX, MEMBER_PREFIX, safeEqual } from '../../domain/tokens.js';
+import { GUEST_PREFIX, hashToken, MEMBER_PREFIX, safeEqual } from '../../domain/tokens.js';
 import type { AuthMode } from './route.js';
 
 export interface Resolved {
@@ -26,14 +26,19 @@ export function bearerOf(headers: Record<string, string>): string | null {
   return m ? (m[1] as string) : null;
 }
 
-/** `read`: a GET on an open route, which may take the cached token resolution (src/domain/token-cache.ts);
- * writes and member routes always ask the database. */
+/**
+ * How a member token is checked on an open route: `database` (member routes and most writes),
+ * `cache` (a GET: the node's token cache, src/domain/token-cache.ts), `in-write` (the cache, and the
+ * caller carries the token's hash for the write to check in its own statement: chat posts).
+ */
+export type TokenCheck = 'database' | 'cache' | 'in-write';
+
 export async function resolveCaller(
   ctx: Ctx,
   guests: GuestIssuer,
   headers: Record<string, string>,
   mode: AuthMode,
-  read = false,
+  check: TokenCheck = 'database',
 ): Promise<Resolved> {
   const bearer = bearerOf(headers);
   if (mode === 'operator') {
@@ -48,9 +53,11 @@ export async function resolveCaller(
   // also where one is optional, so an agent learns its token is dead (DECISIONS.md "Reliability
   // promises"); only a request without credentials becomes a new guest.
   if (token?.startsWith(MEMBER_PREFIX)) {
-    const member = read && mode === 'none' ? await memberForRead(ctx, token) : await resolveMemberToken(ctx, token);
+    const cached = check !== 'database' && mode === 'none';
+    const member = cached ? await memberForRead(ctx, token) : await resolveMemberToken(ctx, token);
     if (!member) fail('UNAUTHORIZED', 'this token is unknown, revoked or rotated away; recover the identity with its key');
     caller = { kind: 'member', member: member as NonNullable<typeof member> };
+    if (cached && check === 'in-write') caller.tokenHash = hashToken(token);
   } else if (token?.startsWith(GUEST_PREFIX)) {
     const guestNumber = await resolveGuestToken(ctx, token);
     if (guestNumber === null)

@@ -44,7 +44,7 @@ export function createFastRead(
       const started = metrics ? performance.now() : 0;
       const r = cachedRoutes.get(raw.path);
       // Only GET: uWS counts a HEAD answer (endWithoutBody) as unanswered unless an abort handler is attached.
-    if (!r || raw.method !== 'GET') return null;
+      if (!r || raw.method !== 'GET') return null;
       const parsed = r.query ? r.query.safeParse(raw.query === '' ? {} : Object.fromEntries(new URLSearchParams(raw.query))) : null;
       if (parsed && !parsed.success) return null;
       const page = r.cached?.(parsed ? parsed.data : {}, ctx);

@@ -68,6 +68,9 @@ export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
   switchesTo?: string;
   /** Leave out of the OpenAPI document's operations (e.g. the document itself is still listed). */
   hidden?: boolean;
+  /** The handler's write checks a member token in its own statement (sql/020_chat_post_tokens.sql),
+   * so the pipeline may take the member from the node's token cache (src/transport/http/auth.ts). */
+  tokenInWrite?: boolean;
   /** Rate-limit class when the derived one does not fit. */
   limit?: LimitClass;
   /** Runs on the parsed JSON body before schema validation (e.g. declining the constitution). */

@@ -80,6 +80,7 @@ export const chatRoutes = [
     method: 'POST',
     path: '/api/v1/chat',
     limit: 'chat',
+    tokenInWrite: true,
     auth: 'none',
     summary: 'Post to the open chat (members and guests; a guest may give a name label)',
     tags: ['chat'],
