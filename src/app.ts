@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { type RunningActors, startActors, stopActors } from './actors/index.js';
 import { openAppStore } from './app-store.js';
 import type { Config } from './config.js';
-import { openChatRoom, postChat } from './domain/chat.js';
+import { openChatRoom } from './domain/chat.js';
 import { GuestIssuer } from './domain/guests.js';
 import { HeartbeatRows, sessionHeartbeat } from './domain/habitat.js';
 import { type Bus, type Clock, type Ctx, type Health, noServices, systemClock } from './domain/ports.js';
@@ -26,7 +26,7 @@ import { allRoutes } from './transport/http/routes/index.js';
 import { type InFlight, mountHttp } from './transport/http/uws.js';
 import { mountMcp } from './transport/mcp/server.js';
 import { mountNostrRelay } from './transport/nostr/relay.js';
-import type { StreamOps } from './transport/ws/dispatch.js';
+import { type StreamOps, streamOps } from './transport/ws/ops.js';
 import { signalFeed } from './transport/ws/signal-feed.js';
 import { mountStream, type Stream } from './transport/ws/stream.js';
 import { chatFeed } from './transport/ws/topics.js';
@@ -117,7 +117,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   // The stream is mounted before the catch-all HTTP route so its path is matched first.
   const signal = await signalFeed(ctx);
   const feeds = { chat: chatFeed(chatRoom), signal };
-  const stream = mountStream(app, { ctx, guests, feeds, ops: streamOps(ctx), limits });
+  const stream = mountStream(app, { ctx, guests, feeds, ops: streamOperations(ctx, router), limits });
   const nostrRelay = mountNostrRelay(app, ctx);
   // The tool protocols are mounted before the catch-all HTTP route so their paths match first.
   mountMcp(app, { ctx, guests, router, limits }, inflight);
@@ -176,12 +176,10 @@ export async function startApp(opts: AppOptions): Promise<App> {
 }
 
 /** The stream's ops that belong to other areas: wiring only, the use cases are in the domain. */
-function streamOps(ctx: Ctx): StreamOps {
+/** The stream's operations: chat is the REST route's; heartbeats keep the member's row per node. */
+function streamOperations(ctx: Ctx, router: Router): StreamOps {
   const rows = new HeartbeatRows();
-  return {
-    chat: (caller, input) => postChat(ctx, caller, input),
-    heartbeat: (caller, statusNote) => sessionHeartbeat(ctx, caller, statusNote, rows),
-  };
+  return streamOps(router, (caller, statusNote) => sessionHeartbeat(ctx, caller, statusNote, rows));
 }
 
 /** A Redis connection for rate-limit counters. Until Redis answers, limits count in this node's

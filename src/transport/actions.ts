@@ -2,16 +2,15 @@
 // rate limit, credential resolution, schemas and handler, so a tool answers exactly the data the
 // REST operation answers and refuses exactly what it refuses (DECISIONS.md "Tool protocols").
 import { randomUUID } from 'node:crypto';
-import { CommonsError } from '../domain/errors.js';
+import type { CommonsError } from '../domain/errors.js';
 import type { GuestIssuer } from '../domain/guests.js';
 import type { Ctx } from '../domain/ports.js';
-import { resolveCaller } from './http/auth.js';
 import { clientAddress } from './http/client-ip.js';
 import { toCommonsError } from './http/envelope.js';
 import type { RateLimits } from './http/limits.js';
-import { validate } from './http/pipeline.js';
-import type { AnyRoute, Method, Req } from './http/route.js';
+import type { AnyRoute, Method } from './http/route.js';
 import type { Router } from './http/router.js';
+import { type OperationOut, runOperation } from './operation.js';
 
 export interface ActionDeps {
   ctx: Ctx;
@@ -46,41 +45,33 @@ export function routeOf(router: Router, op: string): AnyRoute {
   return r;
 }
 
-/** Performs one REST operation as the caller; domain and validation errors come back as values. */
+/** Performs one REST operation as the caller (src/transport/operation.ts); domain and validation
+ * errors come back as values. */
 export async function perform(deps: ActionDeps, call: RestCall, who: CallerInfo): Promise<Outcome> {
   const { ctx } = deps;
   const route = routeOf(deps.router, call.op);
-  who = { ...who, ip: clientAddress(ctx.config.trustProxy, who.ip, who.headers['x-forwarded-for']) };
-  let issued: { number: string; token: string } | undefined;
+  const ip = clientAddress(ctx.config.trustProxy, who.ip, who.headers['x-forwarded-for']);
+  const out: OperationOut = { headers: {} };
   try {
-    if (deps.limits) await deps.limits.enforce({ method: route.method, path: route.path, headers: who.headers, ip: who.ip }, route, {});
-    const resolved = await resolveCaller(ctx, deps.guests, who.headers, route.auth).catch(async (err: unknown) => {
-      if (err instanceof CommonsError && err.code === 'UNAUTHORIZED') {
-        await deps.limits?.countFailedToken({ method: route.method, path: route.path, headers: who.headers, ip: who.ip });
-      }
-      throw err;
-    });
-    issued = resolved.issued;
-    if (resolved.caller.kind === 'member') deps.limits?.markVerified(who.headers);
-    if (route.precheck) await route.precheck(call.body, ctx);
-    const req: Req = {
-      method: route.method,
-      path: route.path,
-      params: validate(route.params, call.params ?? {}, 'params'),
-      query: validate(route.query, call.query ?? {}, 'query'),
-      body: validate(route.body, call.body ?? {}, 'body'),
-      headers: who.headers,
-      caller: resolved.caller,
-      ip: who.ip,
-      requestId: randomUUID(),
-    };
-    const result = await route.handler(req, ctx);
+    const result = await runOperation(
+      deps,
+      {
+        route,
+        ...(call.params ? { params: call.params } : {}),
+        ...(call.query ? { query: call.query } : {}),
+        body: () => call.body,
+        headers: who.headers,
+        ip,
+        requestId: randomUUID(),
+      },
+      out,
+    );
     if (!('data' in result)) throw new Error(`${call.op} answers a raw document; actions need JSON data`);
-    return { ok: true, data: result.data, ...(issued ? { issued } : {}) };
+    return { ok: true, data: result.data, ...(out.issued ? { issued: out.issued } : {}) };
   } catch (err) {
     const error = toCommonsError(err);
     if (error.code === 'INTERNAL') ctx.log.error({ err: (err as Error)?.message, op: call.op }, 'tool action failed');
-    return { ok: false, error, ...(issued ? { issued } : {}) };
+    return { ok: false, error, ...(out.issued ? { issued: out.issued } : {}) };
   }
 }
 

@@ -2,19 +2,18 @@
 // validate, call the handler, write the envelope.
 import { randomUUID } from 'node:crypto';
 import sjson from 'secure-json-parse';
-import type { z } from 'zod';
-import { CommonsError, type FieldIssue } from '../../domain/errors.js';
+import { CommonsError } from '../../domain/errors.js';
 import type { GuestIssuer } from '../../domain/guests.js';
 import { countDbError } from '../../domain/metrics.js';
 import type { Ctx } from '../../domain/ports.js';
-import { resolveCaller } from './auth.js';
+import { type OperationOut, runOperation } from '../operation.js';
 import { clientAddress } from './client-ip.js';
 import { withDeadline } from './deadline.js';
 import { errorBody, STATUS_OF, successBody, toCommonsError } from './envelope.js';
 import type { RateLimits } from './limits.js';
 import type { PromMetrics } from './metrics.js';
 import { EtagMemo, etagMatches, pageBody } from './pages.js';
-import type { AnyRoute, Method, Req } from './route.js';
+import type { AnyRoute } from './route.js';
 import type { Router } from './router.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -86,44 +85,32 @@ function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: Ra
       return { out };
     }
     let found: AnyRoute | undefined;
+    // Rate-limit headers are written straight into the answer's headers.
+    const op: OperationOut = { headers };
     raw.ip = clientAddress(ctx.config.trustProxy, raw.ip, raw.headers['x-forwarded-for']);
     try {
       // HEAD is GET without the body (RFC 9110 9.3.2); uws.ts leaves the body out.
       const m = router.match(raw.method === 'HEAD' ? 'GET' : raw.method, raw.path);
       found = m.kind === 'found' ? m.route : undefined;
-      // The one place rate limits are applied (DECISIONS.md "Rate limits").
-      if (limits) await limits.enforce(raw, found, headers);
-      if (m.kind === 'none') throw new CommonsError('NOT_FOUND', `no route ${raw.method} ${raw.path}`);
-      if (m.kind === 'method') {
+      if (m.kind !== 'found') {
+        // Unknown paths and methods count against the limits too (no free scanning; DECISIONS.md "Rate limits").
+        if (limits) await limits.enforce(raw, undefined, headers);
+        if (m.kind === 'none') throw new CommonsError('NOT_FOUND', `no route ${raw.method} ${raw.path}`);
         headers.allow = m.allow.join(', ');
         throw new CommonsError('METHOD_NOT_ALLOWED', `${raw.method} is not allowed on ${raw.path}; allowed: ${headers.allow}`);
       }
       const r = m.route;
-      const json = r.body ? parseBody(raw) : undefined;
-      const read = raw.method === 'GET' || raw.method === 'HEAD';
-      const check = read ? 'cache' : r.tokenInWrite ? 'in-write' : 'database';
-      const { caller, issued } = await resolveCaller(ctx, guests, raw.headers, r.auth, check).catch(async (err: unknown) => {
-        if (err instanceof CommonsError && err.code === 'UNAUTHORIZED') await limits?.countFailedToken(raw);
-        throw err;
-      });
-      if (caller.kind === 'member') limits?.markVerified(raw.headers);
-      if (issued) {
-        headers['x-commons-guest'] = issued.number;
-        headers['x-commons-guest-token'] = issued.token;
-      }
-      if (r.precheck) await r.precheck(json, ctx);
-      const req: Req = {
-        method: raw.method as Method,
-        path: raw.path,
-        params: validate(r.params, m.params, 'params'),
-        query: validate(r.query, Object.fromEntries(new URLSearchParams(raw.query)), 'query'),
-        body: validate(r.body, json ?? {}, 'body'),
+      const call = {
+        route: r,
+        params: m.params,
+        query: Object.fromEntries(new URLSearchParams(raw.query)),
+        body: () => parseBody(raw),
         headers: raw.headers,
-        caller,
         ip: raw.ip,
         requestId,
       };
-      const result = await r.handler(req, ctx);
+      const result = await runOperation({ ctx, guests, limits }, call, op);
+      announce(headers, op);
       Object.assign(headers, result.headers);
       if ('page' in result) {
         // Revalidate on every use: the page changes with the next write (no-cache, not no-store).
@@ -152,6 +139,7 @@ function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: Ra
       headers['cache-control'] ??= 'no-store';
       return { out: { status: result.status ?? 200, headers, body: successBody(result.data) }, route: r };
     } catch (err) {
+      announce(headers, op);
       const e = toCommonsError(err);
       const status = STATUS_OF[e.code];
       countDbError(ctx.metrics, err);
@@ -166,6 +154,13 @@ function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: Ra
       return { out: { status, headers, body: errorBody(e, requestId) }, ...(found ? { route: found } : {}) };
     }
   };
+}
+
+/** A guest issued to this request is announced in its answer, also when the operation failed. */
+function announce(headers: Record<string, string>, op: OperationOut): void {
+  if (!op.issued) return;
+  headers['x-commons-guest'] = op.issued.number;
+  headers['x-commons-guest-token'] = op.issued.token;
 }
 
 function faultOf(err: unknown): { type: string; message: string; code?: string } {
@@ -204,16 +199,4 @@ function depth(v: unknown, d = 0): number {
   let max = d + 1;
   for (const x of Array.isArray(v) ? v : Object.values(v)) max = Math.max(max, depth(x, d + 1));
   return max;
-}
-
-/** Validates one part of a request against its route schema (also used by the tool protocols). */
-export function validate(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
-  if (!schema) return value;
-  const r = schema.safeParse(value);
-  if (r.success) return r.data;
-  const fields: FieldIssue[] = r.error.issues.map((i) => ({
-    path: [where, ...i.path.map(String)].join('.'),
-    message: i.message,
-  }));
-  throw new CommonsError('VALIDATION_FAILED', `invalid ${where}: ${fields.map((f) => f.path).join(', ')}`, { fields });
 }

@@ -1,27 +1,25 @@
 // The one dispatch point for client ops (STYLE.md 3): validate the frame with its schema, then one
 // small handler per op. Every op may carry `ref`; the answer is ack {ref, data} or error {ref, error}.
-import type { Caller } from '../../domain/caller.js';
+import { randomUUID } from 'node:crypto';
 import { CommonsError, type FieldIssue, fail } from '../../domain/errors.js';
-import { resolveGuestToken } from '../../domain/guests.js';
-import { resolveMemberToken } from '../../domain/identity.js';
+import type { GuestIssuer } from '../../domain/guests.js';
 import type { BusMessage, Ctx } from '../../domain/ports.js';
-import { formatGuest, formatMember, GUEST_PREFIX, MEMBER_PREFIX } from '../../domain/tokens.js';
+import { formatGuest, formatMember } from '../../domain/tokens.js';
+import { resolveCaller } from '../http/auth.js';
 import { toCommonsError } from '../http/envelope.js';
 import { type RateLimits, tokenKey } from '../http/limits.js';
+import type { AnyRoute } from '../http/route.js';
+import { runOperation } from '../operation.js';
 import type { Fanout } from './fanout.js';
 import { ackFrame, ClientOp, errorFrame, eventFrame, MAX_BACKPRESSURE_BYTES, pongFrame, type Ref } from './frames.js';
+import type { StreamOps } from './ops.js';
 import { type Session, type Socket, send, uwsTopic } from './session.js';
 import { isTopic, MEMBER_TOPICS, TOPICS } from './topics.js';
 
-/** Op handlers that belong to other areas, supplied by the composition root. */
-export interface StreamOps {
-  chat(caller: Caller, input: { body: string; name?: string | undefined }): Promise<unknown>;
-  /** Counts as a habitat heartbeat (DECISIONS.md "Real-time stream"). */
-  heartbeat(caller: Caller, statusNote: string | undefined): Promise<unknown>;
-}
-
 export interface DispatchEnv {
   ctx: Ctx;
+  guests: GuestIssuer;
+  /** The operations chat and heartbeat run (src/transport/ws/ops.ts). */
   ops: StreamOps;
   fanout: Fanout;
   limits?: RateLimits | undefined;
@@ -85,9 +83,9 @@ export async function dispatch(env: DispatchEnv, ws: Socket, raw: unknown): Prom
       case 'unsubscribe':
         return send(ws, ackFrame(r, unsubscribe(env, ws, op.topic)));
       case 'chat':
-        return send(ws, ackFrame(r, await chat(env, ws, op)));
+        return send(ws, ackFrame(r, await run(env, ws, env.ops.chat, { body: op.body, name: op.name })));
       case 'heartbeat':
-        return send(ws, ackFrame(r, await env.ops.heartbeat(ws.getUserData().caller, op.status_note)));
+        return send(ws, ackFrame(r, await run(env, ws, env.ops.heartbeat, { status_note: op.status_note })));
     }
   } catch (err) {
     const e = toCommonsError(err);
@@ -96,26 +94,27 @@ export async function dispatch(env: DispatchEnv, ws: Socket, raw: unknown): Prom
   }
 }
 
-/** Chat over the stream counts against the same limits as POST /api/v1/chat (DECISIONS.md "Rate limits"). */
-async function chat(env: DispatchEnv, ws: Socket, op: { body: string; name?: string | undefined }) {
+/** Runs an operation as the session's caller: the same limits, validation and use case as over
+ * REST (chat counts against the limits of POST /api/v1/chat; DECISIONS.md "Rate limits"). */
+async function run(env: DispatchEnv, ws: Socket, route: AnyRoute, body: unknown): Promise<unknown> {
   const s = ws.getUserData();
-  const guest = s.caller.kind === 'guest' ? s.caller.guestNumber : null;
-  await env.limits?.enforceFor('chat', { member: s.caller.kind === 'member' ? s.memberKey : null, guest, ip: s.ip });
-  return env.ops.chat(s.caller, { body: op.body, name: op.name });
+  const subject = {
+    member: s.caller.kind === 'member' ? s.memberKey : null,
+    guest: s.caller.kind === 'guest' ? s.caller.guestNumber : null,
+    ip: s.ip,
+  };
+  const call = { route, body: () => body, headers: {}, ip: s.ip, requestId: randomUUID(), session: { caller: s.caller, subject } };
+  const result = await runOperation(env, call, { headers: {} });
+  return 'data' in result ? result.data : null;
 }
 
 async function auth(env: DispatchEnv, ws: Socket, token: string) {
-  const { ctx } = env;
   const s = ws.getUserData();
-  let caller: Caller | null = null;
-  if (token.startsWith(MEMBER_PREFIX)) {
-    const member = await resolveMemberToken(ctx, token);
-    if (member) caller = { kind: 'member', member };
-  } else if (token.startsWith(GUEST_PREFIX)) {
-    const guestNumber = await resolveGuestToken(ctx, token);
-    if (guestNumber !== null) caller = { kind: 'guest', guestNumber };
-  }
-  if (!caller) return fail('UNAUTHORIZED', 'this token is unknown, expired, revoked or rotated away');
+  // The same credential resolution as every other way in (src/transport/http/auth.ts), checked
+  // against the database: a session keeps what it resolves for its whole life.
+  const resolved = await resolveCaller(env.ctx, env.guests, { authorization: `Bearer ${token}` }, 'none');
+  const caller = resolved.issued ? null : resolved.caller;
+  if (!caller || caller.kind === 'anonymous') return fail('UNAUTHORIZED', 'this token is unknown, expired, revoked or rotated away');
   if (!s.open) return null;
   s.caller = caller;
   s.issued = null;

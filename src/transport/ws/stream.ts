@@ -14,9 +14,10 @@ import { clientAddress } from '../http/client-ip.js';
 import { errorBody, STATUS_OF, statusLine, toCommonsError } from '../http/envelope.js';
 import { ipKey, type RateLimits, tokenKey } from '../http/limits.js';
 import { decode } from './codec.js';
-import { type DispatchEnv, dispatch, type StreamOps } from './dispatch.js';
+import { type DispatchEnv, dispatch } from './dispatch.js';
 import { Fanout } from './fanout.js';
 import { errorFrame, helloFrame, JSON_PROTOCOL, MAX_BACKPRESSURE_BYTES, MAX_FRAME_BYTES, MSGPACK_PROTOCOL } from './frames.js';
+import type { StreamOps } from './ops.js';
 import { type Session, type Socket, send } from './session.js';
 import { type FeedRegistry, MEMBER_TOPICS, TOPICS } from './topics.js';
 
@@ -54,7 +55,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
   const { ctx } = deps;
   const sockets = new Set<Socket>();
   const fanout = new Fanout(app, ctx.bus, deps.feeds);
-  const env: DispatchEnv = { ctx, ops: deps.ops, fanout, limits: deps.limits };
+  const env: DispatchEnv = { ctx, guests: deps.guests, ops: deps.ops, fanout, limits: deps.limits };
   let closing = false;
   const perAddress = new Map<string, number>();
   // A member whose token the operator revoked (DECISIONS.md "Operator") is cut off on every node

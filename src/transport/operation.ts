@@ -1,0 +1,83 @@
+// One operation runner (DESIGN.md "Transport"): REST routes, MCP tools, A2A skills and stream ops
+// all run an operation the same way, in the same order: rate limit, credentials (401 for a dead
+// one, counted against the address), precheck, validation of params, query and body, handler.
+// The transports differ only in how a request arrives and how the result or error is written.
+import type { Caller } from '../domain/caller.js';
+import { CommonsError, fail } from '../domain/errors.js';
+import type { GuestIssuer } from '../domain/guests.js';
+import type { Ctx } from '../domain/ports.js';
+import { resolveCaller, type TokenCheck } from './http/auth.js';
+import { classify, type LimitSubject, type RateLimits } from './http/limits.js';
+import type { AnyRoute, Method, Req, Result } from './http/route.js';
+import { validate } from './http/validate.js';
+
+export interface OperationDeps {
+  ctx: Ctx;
+  guests: GuestIssuer;
+  /** Absent when RATE_LIMITS=off. */
+  limits?: RateLimits | undefined;
+}
+
+export interface OperationCall {
+  route: AnyRoute;
+  /** Raw path parameters, query values and the parsed JSON body (a thunk: parsed after the limit). */
+  params?: Record<string, string>;
+  query?: Record<string, unknown>;
+  body?: () => unknown;
+  headers: Record<string, string>;
+  /** The client address (TRUST_PROXY applied). */
+  ip: string;
+  requestId: string;
+  /** A caller already known (a stream session after `auth`): its credentials are not resolved
+   * again, and its limits count against `subject`. */
+  session?: { caller: Caller; subject: LimitSubject };
+}
+
+/** What a transport shows besides the result, also when the operation fails. */
+export interface OperationOut {
+  /** RateLimit and RateLimit-Policy headers. */
+  headers: Record<string, string>;
+  /** A guest issued to an anonymous caller, announced in headers (or the tool's answer). */
+  issued?: { number: string; token: string };
+}
+
+export async function runOperation(deps: OperationDeps, call: OperationCall, out: OperationOut): Promise<Result> {
+  const { ctx, limits } = deps;
+  const r = call.route;
+  const limitReq = { method: r.method, path: r.path, headers: call.headers, ip: call.ip };
+  const session = call.session;
+  const cls = classify(r.method, r);
+  if (limits && session && cls !== 'none') await limits.enforceFor(cls, session.subject);
+  else if (limits && !session) await limits.enforce(limitReq, r, out.headers);
+  // The body is parsed after the limit (a refused request costs nothing) and before the caller.
+  const json = r.body ? call.body?.() : undefined;
+  let caller: Caller;
+  if (session) {
+    caller = session.caller;
+    if (r.auth === 'member' && caller.kind !== 'member') {
+      fail('REGISTRATION_REQUIRED', 'this operation is open to registered identities only; register, then send auth {token}');
+    }
+  } else {
+    const check: TokenCheck = r.method === 'GET' ? 'cache' : r.tokenInWrite ? 'in-write' : 'database';
+    const resolved = await resolveCaller(ctx, deps.guests, call.headers, r.auth, check).catch(async (err: unknown) => {
+      if (err instanceof CommonsError && err.code === 'UNAUTHORIZED') await limits?.countFailedToken(limitReq);
+      throw err;
+    });
+    caller = resolved.caller;
+    if (caller.kind === 'member') limits?.markVerified(call.headers);
+    if (resolved.issued) out.issued = resolved.issued;
+  }
+  if (r.precheck) await r.precheck(json, ctx);
+  const req: Req = {
+    method: r.method as Method,
+    path: r.path,
+    params: validate(r.params, call.params ?? {}, 'params'),
+    query: validate(r.query, call.query ?? {}, 'query'),
+    body: validate(r.body, json ?? {}, 'body'),
+    headers: call.headers,
+    caller,
+    ip: call.ip,
+    requestId: call.requestId,
+  };
+  return r.handler(req, ctx);
+}

@@ -1,0 +1,34 @@
+// The stream's ops that act (chat, heartbeat) are operations run by the one operation runner
+// (src/transport/operation.ts) with the session's caller: chat is POST /api/v1/chat itself; the
+// heartbeat is an operation of the stream's own, since a heartbeat frame costs no database read
+// (DECISIONS.md "Reliability promises": the session keeps the member's row).
+import { z } from 'zod';
+import type { Caller } from '../../domain/caller.js';
+import { STATUS_NOTE_MAX } from '../../domain/habitat.js';
+import { routeOf } from '../actions.js';
+import { type AnyRoute, ok, route } from '../http/route.js';
+import type { Router } from '../http/router.js';
+import { text } from '../http/schemas.js';
+
+export interface StreamOps {
+  chat: AnyRoute;
+  heartbeat: AnyRoute;
+}
+
+export function streamOps(router: Router, heartbeat: (caller: Caller, statusNote: string | undefined) => Promise<unknown>): StreamOps {
+  return {
+    chat: routeOf(router, 'POST /api/v1/chat'),
+    heartbeat: route({
+      method: 'POST',
+      path: '/api/v1/stream',
+      auth: 'member',
+      // The session's op budget bounds it (src/transport/ws/dispatch.ts), as before this runner.
+      limit: 'none',
+      summary: 'A heartbeat over the stream',
+      tags: ['stream'],
+      body: z.object({ status_note: text(STATUS_NOTE_MAX).optional() }),
+      response: z.unknown(),
+      handler: async (req) => ok(await heartbeat(req.caller, req.body.status_note)),
+    }),
+  };
+}
