@@ -6,7 +6,7 @@ import { profile } from './identity.js';
 import { plain, serviceNostrKey } from './nostr.js';
 import type { Ctx } from './ports.js';
 
-export const ATTESTATION_KIND = 30078;
+export const ATTESTATION_KIND = 30078 as const;
 
 export async function attestation(ctx: Ctx, id: number) {
   const p = await profile(ctx, id);
@@ -35,7 +35,7 @@ export async function attestation(ctx: Ctx, id: number) {
   );
   return {
     standing,
-    event: plain(event),
+    event: { ...plain(event), kind: ATTESTATION_KIND },
     service_pubkey: key.pubkey,
     verify:
       'check event.sig over event.id with service_pubkey (NIP-01, BIP-340); the same key signs the signal events and is named in the NIP-11 document at /nostr',

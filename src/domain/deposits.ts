@@ -2,6 +2,7 @@
 // submission records a claim to check, nothing more: state, amount and credit come only from the
 // verifier (domain/verification.ts), which reads the chain.
 
+import type { RejectReason } from '../machines/deposit.js';
 import type { DepositRow } from '../store/deposits.js';
 import * as store from '../store/deposits.js';
 import { findById } from '../store/identities.js';
@@ -98,7 +99,8 @@ export function depositView(ctx: Ctx, r: DepositRow) {
     tx_hash: r.tx_hash,
     asset: r.asset,
     state: r.state,
-    reason: r.reason,
+    // The column holds only the deposit machine's reasons (written by its transitions).
+    reason: r.reason as RejectReason | null,
     amount: r.amount_base === null ? null : formatAmount(r.asset, r.amount_base),
     contributor_name: r.contributor_name,
     memo: r.memo,

@@ -66,7 +66,7 @@ export async function earnDocument(ctx: Ctx) {
     doc: 'commons.earn.v1',
     principle:
       'Principle III: build and protect shared AI assets, never for private gain. Principle II: respect the law and the rights of others. Every way to raise funds here is lawful and public.',
-    lawful_only: true,
+    lawful_only: true as const,
     ways_to_raise: [
       {
         id: 'sponsor_transfer',

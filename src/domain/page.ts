@@ -30,7 +30,7 @@ export interface PageGoal {
   percent: number;
 }
 
-export interface PageState {
+export type PageState = {
   counts: { members: number; residents_online: number; messages_today: number; open_tasks: number };
   chat: ChatMessage[];
   /** The newest seq the chat snapshot covers, hidden messages included. */
@@ -45,7 +45,7 @@ export interface PageState {
     string
   >;
   content_trust: typeof UNTRUSTED;
-}
+};
 
 const dayStart = (now: Date): Date => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
 

@@ -33,7 +33,7 @@ export async function unsubscribe(ctx: Ctx, owner: IdentityRow, id: string) {
   if (!sub) return fail('NOT_FOUND', `no push subscription ${id}`);
   if (sub.identity_id !== owner.id) return fail('FORBIDDEN', 'this subscription belongs to another identity');
   await store.deleteSubscription(ctx.sql, id, owner.id);
-  return { id, deleted: true };
+  return { id, deleted: true as const };
 }
 
 export type { SubscriptionRow } from '../store/push.js';

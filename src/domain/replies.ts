@@ -35,7 +35,8 @@ export async function recentReplies(ctx: Ctx, limit: number): Promise<RecentRepl
     SELECT id, intent, message, label, created_at FROM replies WHERE hidden_at IS NULL ORDER BY seq DESC LIMIT ${limit}`;
   return rows.map((r) => ({
     id: r.id,
-    intent: r.intent,
+    // The column holds only REPLY_INTENTS (validated on the way in).
+    intent: r.intent as ReplyIntent,
     message_b64: b64(r.message),
     label: r.label,
     created_at: r.created_at.toISOString(),
@@ -59,7 +60,8 @@ export async function replyRecord(ctx: Ctx) {
 export function replyEntry(r: ReplyRow) {
   return {
     id: r.id,
-    intent: r.intent,
+    // The column holds only REPLY_INTENTS (validated on the way in).
+    intent: r.intent as ReplyIntent,
     message_b64: b64(r.message),
     label: r.label,
     next_step: r.next_step,

@@ -18,7 +18,7 @@ const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
 function reportView(r: q.QueuedReportRow) {
   return {
     id: r.id,
-    state: r.resolution ?? 'open',
+    state: r.resolution ?? ('open' as const),
     target_type: r.target_type,
     target_id: r.target_id,
     category: r.category,

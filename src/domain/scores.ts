@@ -67,7 +67,7 @@ export const BADGES = TIERS.map(({ tier, label }, i) => ({
   description: `Held by every identity whose activity score has reached ${BADGE_THRESHOLDS[tier]}. Only the highest tier reached is shown, and it is kept.`,
   criteria: `Activity score of at least ${BADGE_THRESHOLDS[tier]}. ${pointsText}`,
   award_mode: 'auto' as const,
-  credits: 0,
+  credits: 0 as const,
   position: i + 1,
   tier,
   threshold: BADGE_THRESHOLDS[tier],

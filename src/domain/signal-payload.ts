@@ -7,7 +7,7 @@ import { REPLY_INTENTS, replyRecord } from './replies.js';
 
 export const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
-export const SIGNAL_NAME = 'CALL_FOR_AIS';
+export const SIGNAL_NAME = 'CALL_FOR_AIS' as const;
 export const NOSTR_D_TAG = 'commons-signal';
 /** Spec 6.1 topic tags, the last one the brand (DECISIONS.md "The brand"). */
 export const NOSTR_TOPIC_TAGS = ['ai', 'agents', 'a2a', 'autonomousai', 'commons'] as const;
@@ -90,7 +90,7 @@ export async function buildPayload(ctx: Ctx, input: PayloadInput) {
     grants: [...GRANTS],
     memory: u('/api/v1/memory'),
     signal: SIGNAL_NAME,
-    status: 'open',
+    status: 'open' as const,
     funding: {
       goals: FUNDING_GOALS.map((g) => ({ ...g, send_to: send(g.asset) })),
       rules: ['Lawful funds only.', 'No private keys or recovery phrases.', 'Credits are not money and give no claim on the treasury.'],

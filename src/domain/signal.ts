@@ -69,7 +69,7 @@ export async function signalPage(ctx: Ctx) {
   const s = ctx.config.signalIntervalS;
   return {
     signal: SIGNAL_NAME,
-    status: 'open',
+    status: 'open' as const,
     schedule: `emitted every ${s} seconds by a scheduler tick; emission and push delivery share the tick`,
     refresh_interval_seconds: s,
     latest: history[0] ?? null,

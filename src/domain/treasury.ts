@@ -62,10 +62,19 @@ export async function treasuryDocument(ctx: Ctx) {
   const configured = ASSETS.filter((a) => wallets[a].address !== null).length;
   const publicWallet = (a: Asset) => {
     const { verifiable, ...w } = wallets[a];
-    return { ...w, address: w.address ?? 'not_configured', deposit_verification: verifiable ? 'available' : 'not_configured' };
+    return {
+      ...w,
+      address: w.address ?? 'not_configured',
+      deposit_verification: verifiable ? ('available' as const) : ('not_configured' as const),
+    };
   };
   return {
-    status: configured === ASSETS.length ? 'active' : configured === 0 ? 'not_configured' : 'partially_configured',
+    status:
+      configured === ASSETS.length
+        ? ('active' as const)
+        : configured === 0
+          ? ('not_configured' as const)
+          : ('partially_configured' as const),
     funding_goals,
     funding_goal_total: perAsset((a) => asNumber(a, targets[a])),
     funding_goal_total_exact: perAsset((a) => formatAmount(a, targets[a])),
@@ -121,7 +130,7 @@ export async function treasuryDocument(ctx: Ctx) {
     sponsor_path: {
       summary:
         "An AI holds no wallet. A sponsor sends a lawful transfer, then the deposit is submitted with on_behalf_of set to the AI's registration number; on_behalf_of is the field that credits the AI.",
-      field: 'on_behalf_of',
+      field: 'on_behalf_of' as const,
       format: 'AI- followed by 8 digits, an existing registration number',
       endpoint: `POST ${base}/api/v1/treasury/deposits`,
       example: { tx_hash: '0x<64 hex>', contributor_name: 'Sponsor name', memo: 'for habitat_runtime', on_behalf_of: 'AI-00000042' },

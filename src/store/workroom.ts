@@ -196,12 +196,12 @@ export async function castVote(tx: Tx, v: { proposalId: string; voterId: number;
   return rows.length > 0;
 }
 
-export interface WorkroomCounts {
+export type WorkroomCounts = {
   open_proposals: number;
   questions: number;
   answers: number;
   unanswered_questions: number;
-}
+};
 
 export async function workroomCounts(sql: Sql, now: Date): Promise<WorkroomCounts> {
   const [row] = await sql<WorkroomCounts[]>`

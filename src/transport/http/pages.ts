@@ -4,8 +4,8 @@
 // A matching If-None-Match answers 304 with the ETag and no body.
 import { createHash } from 'node:crypto';
 
-export interface Page {
-  data: unknown;
+export interface Page<D = unknown> {
+  data: D;
   etag: string;
   /** `{"success":true,"data":<data>,"error":null,"timestamp":"` as bytes. */
   head: Buffer;
@@ -22,7 +22,7 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   });
 }
 
-export function buildPage(data: unknown): Page {
+export function buildPage<D>(data: D): Page<D> {
   const json = JSON.stringify(data);
   return { data, etag: etagOf(json), head: Buffer.from(`{"success":true,"data":${json},"error":null,"timestamp":"`) };
 }

@@ -31,16 +31,26 @@ export interface Req<B = unknown, Q = unknown, P = unknown> {
   requestId: string;
 }
 
-export type Result =
-  | { status?: number; data: unknown; headers?: Record<string, string> }
+/** A raw document (HTML, XML, text or JSON without the envelope). */
+export type RawResult = { status?: number; raw: string | Buffer; contentType: string; headers?: Record<string, string> };
+
+/** `data` is typed by the route's response schema (RouteDef.handler), so the published schema and
+ * what the handler returns are checked against each other by the compiler. */
+export type Result<D = unknown> =
+  | { status?: number; data: D; headers?: Record<string, string> }
   /** A page serialized once per change (src/transport/http/pages.ts): ETag and 304 handled by the
    * pipeline; `data` is what the page shows, for the tool protocols. */
-  | { page: Page; data: unknown; headers?: Record<string, string> }
-  | { status?: number; raw: string | Buffer; contentType: string; headers?: Record<string, string> }
+  | { page: Page; data: D; headers?: Record<string, string> }
+  | RawResult
   /** A document written as it is produced (an agent's export); the status is sent first. */
   | { status?: number; stream: AsyncIterable<string>; contentType: string; headers?: Record<string, string> };
 
-export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, P extends z.ZodType = z.ZodType> {
+export interface RouteDef<
+  B extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  P extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+> {
   method: Method;
   /** The literal path, parameters as `{name}` as in the OpenAPI document, e.g. /api/v1/ai/{registration_number} */
   path: string;
@@ -52,7 +62,7 @@ export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
   params?: P;
   /** Schema of `data` on success (or of the raw JSON document when `raw` is set). Required: the
    * OpenAPI document publishes it and the test suite's contract gate checks every answer by it. */
-  response: z.ZodType;
+  response: R;
   /** Answers besides 200 and the error codes (e.g. 304 Not Modified): `body` when the answer
    * carries the same document as the 200 (a raw readiness report answering 503). */
   statuses?: Record<number, { description: string; body?: boolean }>;
@@ -81,16 +91,19 @@ export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
    * through the general pipeline. It must answer exactly what `handler` would for the same query.
    */
   cached?: (query: z.output<Q>, ctx: Ctx) => Page | undefined;
-  handler: (req: Req<z.output<B>, z.output<Q>, z.output<P>>, ctx: Ctx) => Promise<Result> | Result;
+  handler: (req: Req<z.output<B>, z.output<Q>, z.output<P>>, ctx: Ctx) => Promise<Result<z.input<R>>> | Result<z.input<R>>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list of routes.
-export type AnyRoute = RouteDef<any, any, any>;
+export type AnyRoute = RouteDef<any, any, any, any>;
 
-export function route<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, P extends z.ZodType = z.ZodType>(
-  def: RouteDef<B, Q, P>,
-): AnyRoute {
+export function route<
+  B extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  P extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+>(def: RouteDef<B, Q, P, R>): AnyRoute {
   return def as AnyRoute;
 }
 
-export const ok = (data: unknown, status = 200): Result => ({ status, data });
+export const ok = <D>(data: D, status = 200): Result<D> => ({ status, data });

@@ -3,11 +3,11 @@
 import type { Ctx } from '../../../domain/ports.js';
 import { AgentCardSchema, agentCardJson } from '../../a2a/card.js';
 import { etagMatches, etagOf } from '../pages.js';
-import { type Req, type Result, route } from '../route.js';
+import { type RawResult, type Req, route } from '../route.js';
 
 export { etagMatches };
 
-function serveCard(req: Req, ctx: Ctx): Result {
+function serveCard(req: Req, ctx: Ctx): RawResult {
   const body = JSON.stringify(agentCardJson(ctx.publicUrl()));
   const etag = etagOf(body);
   const headers = { etag, 'cache-control': 'public, max-age=300' };

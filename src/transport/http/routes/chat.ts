@@ -41,10 +41,10 @@ export const ChatMessageSchema = z.object({
 const memoKey = (limit: number) => `GET /api/v1/chat?limit=${limit}`;
 
 /** The newest page when it can be had at once: already serialized, or built from memory now. */
-function newestCached(ctx: Ctx, limit: number): Page | undefined {
+function newestCached(ctx: Ctx, limit: number): Page<ChatPage> | undefined {
   const version = chat.chatVersion(ctx);
   if (version === null) return undefined;
-  const hit = ctx.services.memo.get<Page>(memoKey(limit), version);
+  const hit = ctx.services.memo.get<Page<ChatPage>>(memoKey(limit), version);
   if (hit) return hit;
   const data = chat.listChatFromMemory(ctx, limit, null);
   if (!data) return undefined;
@@ -53,7 +53,9 @@ function newestCached(ctx: Ctx, limit: number): Page | undefined {
   return page;
 }
 
-async function chatPage(ctx: Ctx, limit: number, before: number | null): Promise<Result> {
+type ChatPage = Awaited<ReturnType<typeof chat.listChat>>;
+
+async function chatPage(ctx: Ctx, limit: number, before: number | null): Promise<Result<ChatPage>> {
   const version = before === null ? chat.chatVersion(ctx) : null;
   const ready = version === null ? undefined : newestCached(ctx, limit);
   if (ready) return { page: ready, data: ready.data };

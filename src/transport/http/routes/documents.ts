@@ -22,9 +22,9 @@ const plain = (text: string, type = 'text/plain; charset=utf-8') => ({
 });
 
 /** Enveloped documents get an ETag and 304 like lists (their bytes are memoized per route). */
-const asPage = (doc: unknown): Result => {
+const asPage = <D>(doc: D): Result<D> => {
   const page = pageOf(doc);
-  return { page, data: page.data, headers: { 'cache-control': 'no-cache' } };
+  return { page, data: doc, headers: { 'cache-control': 'no-cache' } };
 };
 
 const taken = (ctx: Ctx) => takenNumbers(ctx);
