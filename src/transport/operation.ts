@@ -20,6 +20,10 @@ export interface OperationDeps {
 
 export interface OperationCall {
   route: AnyRoute;
+  /** The request's own method and path (HTTP: HEAD, and the path with its parameters filled in);
+   * the route's when absent (tools and stream ops). */
+  method?: string;
+  path?: string;
   /** Raw path parameters, query values and the parsed JSON body (a thunk: parsed after the limit). */
   params?: Record<string, string>;
   query?: Record<string, unknown>;
@@ -69,8 +73,8 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
   }
   if (r.precheck) await r.precheck(json, ctx);
   const req: Req = {
-    method: r.method as Method,
-    path: r.path,
+    method: (call.method ?? r.method) as Method,
+    path: call.path ?? r.path,
     params: validate(r.params, call.params ?? {}, 'params'),
     query: validate(r.query, call.query ?? {}, 'query'),
     body: validate(r.body, json ?? {}, 'body'),

@@ -102,6 +102,8 @@ function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: Ra
       const r = m.route;
       const call = {
         route: r,
+        method: raw.method,
+        path: raw.path,
         params: m.params,
         query: Object.fromEntries(new URLSearchParams(raw.query)),
         body: () => parseBody(raw),
