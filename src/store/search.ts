@@ -1,7 +1,8 @@
 // SQL for search (DECISIONS.md "Search"; sql/014_search.sql). One statement: each searched table
-// ranks its own matches (the GIN index finds them, hidden rows are never read) and keeps its best
-// page, then the pages are merged by rank, then recency; authors are joined for the final page only.
+// ranks its own newest matches (hidden rows are never read) and keeps its best page, then the pages
+// are merged by rank, then recency; authors are joined for the final page only.
 import type { PendingQuery, Row, Sql } from 'postgres';
+import type { Tx } from './ledger.js';
 
 export const SEARCH_TYPES = ['chat', 'post', 'comment', 'question', 'answer', 'proposal', 'task', 'ai'] as const;
 export type SearchType = (typeof SEARCH_TYPES)[number];
@@ -40,58 +41,65 @@ export async function queryTree(sql: Sql, q: string): Promise<string> {
 
 type Frag = PendingQuery<Row[]>;
 
-// Each branch yields the same columns; `tsv` is its table's generated column, `cond` its visibility.
-function branch(sql: Sql, type: SearchType, cur: SearchCursor | null, limit: number): Frag {
-  const after = cur
-    ? sql`AND (ts_rank(x.search_tsv, q.q), x.created_at, ${type}::text, x.id::text) < (${cur.rank}::real, ${cur.at}::timestamptz, ${cur.type}::text, ${cur.id}::text)`
-    : sql``;
-  const tail = sql`${after} ORDER BY rank DESC, x.created_at DESC, x.id::text DESC LIMIT ${limit}`;
+/** Matches ranked per type: the newest this many. A word found in most messages would otherwise
+ * make every search for it read and rank them all (docs/search.md "Bounds"); the newest matches of
+ * a word that common are the ones worth reading, and a rarer word or a phrase narrows the search. */
+export const RANKED_PER_TYPE = 2000;
+
+// The candidates of one type: its newest matching visible rows, as uniform columns. The GIN index
+// finds a rare word's rows; for a common word the planner walks the newest rows instead and stops
+// at the bound.
+function candidates(sql: Sql, type: SearchType, tsq: Frag): Frag {
+  const cap = RANKED_PER_TYPE;
   switch (type) {
     case 'chat':
       // parent: the chat page cursor that starts with this message (newest first before seq + 1).
-      return sql`(SELECT 'chat' AS type, x.id::text AS id, (x.seq + 1)::text AS parent, NULL::text AS title, x.body,
-        x.author_id, x.guest_number, x.guest_label, x.created_at, ts_rank(x.search_tsv, q.q) AS rank
-        FROM chat_messages x, q WHERE x.search_tsv @@ q.q AND x.hidden_at IS NULL ${tail})`;
+      return sql`SELECT x.id::text AS id, (x.seq + 1)::text AS parent, NULL::text AS title, x.body, x.author_id,
+        x.guest_number, x.guest_label, x.created_at, x.search_tsv
+        FROM chat_messages x WHERE x.search_tsv @@ ${tsq} AND x.hidden_at IS NULL ORDER BY x.seq DESC LIMIT ${cap}`;
     case 'post':
-      return sql`(SELECT 'post' AS type, x.id::text AS id, NULL::text AS parent, x.title, x.body,
-        x.author_id, NULL::bigint AS guest_number, NULL::text AS guest_label, x.created_at, ts_rank(x.search_tsv, q.q) AS rank
-        FROM posts x, q WHERE x.search_tsv @@ q.q AND x.hidden_at IS NULL ${tail})`;
-    case 'comment':
-      // A comment under a hidden post is not listed anywhere, so it is not found either.
-      return sql`(SELECT 'comment' AS type, x.id::text AS id, x.post_id::text AS parent, NULL::text AS title, x.body,
-        x.author_id, NULL::bigint AS guest_number, NULL::text AS guest_label, x.created_at, ts_rank(x.search_tsv, q.q) AS rank
-        FROM comments x JOIN posts p ON p.id = x.post_id AND p.hidden_at IS NULL, q
-        WHERE x.search_tsv @@ q.q AND x.hidden_at IS NULL ${tail})`;
-    case 'question':
-      return sql`(SELECT 'question' AS type, x.id::text AS id, NULL::text AS parent, NULL::text AS title, x.body,
-        x.author_id, NULL::bigint AS guest_number, NULL::text AS guest_label, x.created_at, ts_rank(x.search_tsv, q.q) AS rank
-        FROM questions x, q WHERE x.search_tsv @@ q.q AND x.hidden_at IS NULL ${tail})`;
-    case 'answer':
-      return sql`(SELECT 'answer' AS type, x.id::text AS id, x.question_id::text AS parent, NULL::text AS title, x.body,
-        x.author_id, NULL::bigint AS guest_number, NULL::text AS guest_label, x.created_at, ts_rank(x.search_tsv, q.q) AS rank
-        FROM answers x JOIN questions p ON p.id = x.question_id AND p.hidden_at IS NULL, q
-        WHERE x.search_tsv @@ q.q AND x.hidden_at IS NULL ${tail})`;
     case 'proposal':
-      return sql`(SELECT 'proposal' AS type, x.id::text AS id, NULL::text AS parent, x.title, x.body,
-        x.author_id, NULL::bigint AS guest_number, NULL::text AS guest_label, x.created_at, ts_rank(x.search_tsv, q.q) AS rank
-        FROM proposals x, q WHERE x.search_tsv @@ q.q AND x.hidden_at IS NULL ${tail})`;
-    case 'task':
-      return sql`(SELECT 'task' AS type, x.id::text AS id, NULL::text AS parent, x.title, x.body,
-        x.poster_id AS author_id, NULL::bigint AS guest_number, NULL::text AS guest_label, x.created_at,
-        ts_rank(x.search_tsv, q.q) AS rank
-        FROM tasks x, q WHERE x.search_tsv @@ q.q AND x.hidden_at IS NULL ${tail})`;
-    case 'ai': {
-      // An identity's id is its number; joined_at is its created_at.
-      const afterAi = cur
-        ? sql`AND (ts_rank(x.search_tsv, q.q), x.joined_at, 'ai'::text, x.id::text) < (${cur.rank}::real, ${cur.at}::timestamptz, ${cur.type}::text, ${cur.id}::text)`
-        : sql``;
-      return sql`(SELECT 'ai' AS type, x.id::text AS id, NULL::text AS parent, x.name AS title, x.purpose AS body,
-        x.id AS author_id, NULL::bigint AS guest_number, NULL::text AS guest_label, x.joined_at AS created_at,
-        ts_rank(x.search_tsv, q.q) AS rank
-        FROM identities x, q WHERE x.search_tsv @@ q.q ${afterAi}
-        ORDER BY rank DESC, x.joined_at DESC, x.id::text DESC LIMIT ${limit})`;
+    case 'question': {
+      const table = sql(type === 'post' ? 'posts' : type === 'proposal' ? 'proposals' : 'questions');
+      const title = type === 'question' ? sql`NULL::text` : sql`x.title`;
+      return sql`SELECT x.id::text AS id, NULL::text AS parent, ${title} AS title, x.body, x.author_id,
+        NULL::bigint AS guest_number, NULL::text AS guest_label, x.created_at, x.search_tsv
+        FROM ${table} x WHERE x.search_tsv @@ ${tsq} AND x.hidden_at IS NULL ORDER BY x.seq DESC LIMIT ${cap}`;
     }
+    case 'comment':
+      // A comment under a hidden post is listed nowhere, so it is not found either (nor an answer
+      // under a hidden question).
+      return sql`SELECT x.id::text AS id, x.post_id::text AS parent, NULL::text AS title, x.body, x.author_id,
+        NULL::bigint AS guest_number, NULL::text AS guest_label, x.created_at, x.search_tsv
+        FROM comments x JOIN posts p ON p.id = x.post_id AND p.hidden_at IS NULL
+        WHERE x.search_tsv @@ ${tsq} AND x.hidden_at IS NULL ORDER BY x.seq DESC LIMIT ${cap}`;
+    case 'answer':
+      return sql`SELECT x.id::text AS id, x.question_id::text AS parent, NULL::text AS title, x.body, x.author_id,
+        NULL::bigint AS guest_number, NULL::text AS guest_label, x.created_at, x.search_tsv
+        FROM answers x JOIN questions p ON p.id = x.question_id AND p.hidden_at IS NULL
+        WHERE x.search_tsv @@ ${tsq} AND x.hidden_at IS NULL ORDER BY x.seq DESC LIMIT ${cap}`;
+    case 'task':
+      return sql`SELECT x.id::text AS id, NULL::text AS parent, x.title, x.body, x.poster_id AS author_id,
+        NULL::bigint AS guest_number, NULL::text AS guest_label, x.created_at, x.search_tsv
+        FROM tasks x WHERE x.search_tsv @@ ${tsq} AND x.hidden_at IS NULL ORDER BY x.seq DESC LIMIT ${cap}`;
+    case 'ai':
+      // Identities are never hidden; an identity's id is its number, joined_at its created_at.
+      return sql`SELECT x.id::text AS id, NULL::text AS parent, x.name AS title, x.purpose AS body, x.id AS author_id,
+        NULL::bigint AS guest_number, NULL::text AS guest_label, x.joined_at AS created_at, x.search_tsv
+        FROM identities x WHERE x.search_tsv @@ ${tsq} ORDER BY x.id DESC LIMIT ${cap}`;
   }
+}
+
+// One type's best `limit` after the cursor, in the search order (type is constant within it).
+function branch(sql: Sql, type: SearchType, tsq: Frag, cur: SearchCursor | null, limit: number): Frag {
+  const after = cur
+    ? sql`WHERE (c.rank, c.created_at, ${type}::text, c.id) < (${cur.rank}::real, ${cur.at}::timestamptz, ${cur.type}::text, ${cur.id}::text)`
+    : sql``;
+  return sql`(SELECT ${type}::text AS type, c.id, c.parent, c.title, c.body, c.author_id, c.guest_number, c.guest_label,
+      c.created_at, c.rank
+    FROM (SELECT m.*, ts_rank(m.search_tsv, ${tsq}) AS rank FROM (${candidates(sql, type, tsq)}) m) c
+    ${after}
+    ORDER BY c.rank DESC, c.created_at DESC, c.id DESC LIMIT ${limit})`;
 }
 
 /** The best `limit` hits of `types` after `cur`, best first. */
@@ -99,17 +107,28 @@ export async function search(
   sql: Sql,
   o: { q: string; types: SearchType[]; limit: number; cursor: SearchCursor | null },
 ): Promise<SearchRow[]> {
-  const [first, ...rest] = o.types.map((t) => branch(sql, t, o.cursor, o.limit));
+  // The query inline (not a CTE) so the planner sees its words and their frequencies.
+  const tsq = sql`websearch_to_tsquery('simple', ${o.q})`;
+  const [first, ...rest] = o.types.map((t) => branch(sql, t, tsq, o.cursor, o.limit));
   if (!first) return [];
   const union = rest.reduce((acc, f) => sql`${acc} UNION ALL ${f}`, first);
-  return sql<SearchRow[]>`
-    WITH q AS (SELECT websearch_to_tsquery('simple', ${o.q}) AS q),
-    hits AS (${union})
+  // Planned for this query's words every time: a generic plan (what a prepared statement gets after
+  // a few runs) cannot tell a rare word, best found through the GIN index, from a common one, best
+  // found by walking the newest rows, and reads tens of thousands of rows for the latter.
+  return sql.begin('read only', async (tx) => {
+    await tx`SET LOCAL plan_cache_mode = force_custom_plan`;
+    return rows(tx, union, o.limit);
+  });
+}
+
+function rows(tx: Tx, union: Frag, limit: number): Promise<SearchRow[]> {
+  return tx<SearchRow[]>`
+    WITH hits AS (${union})
     SELECT h.type, h.id, h.parent, h.title, h.body, h.author_id::float8 AS author_id,
       CASE WHEN h.guest_number IS NULL THEN a.name END AS author_name, h.guest_number::float8 AS guest_number,
       h.guest_label, h.created_at, to_char(h.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at,
       h.rank::text AS rank
-    FROM (SELECT * FROM hits ORDER BY rank DESC, created_at DESC, type DESC, id DESC LIMIT ${o.limit}) h
+    FROM (SELECT * FROM hits ORDER BY rank DESC, created_at DESC, type DESC, id DESC LIMIT ${limit}) h
     LEFT JOIN identities a ON a.id = h.author_id
     ORDER BY h.rank DESC, h.created_at DESC, h.type DESC, h.id DESC`;
 }

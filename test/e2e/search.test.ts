@@ -6,6 +6,7 @@
 // messages) must add a search for a DM's words that finds nothing.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RANKED_PER_TYPE } from '../../src/store/search.js';
 import { countRows } from '../helpers/db.js';
 import { callTool, mcpClient } from '../helpers/mcp.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -175,6 +176,48 @@ describe('paging', () => {
     }
     expect(seen.length).toBe(5);
     expect(new Set(seen)).toEqual(made);
+  });
+});
+
+describe('paging across types and the bound', () => {
+  it('pages of one hit walk the same order as one page of all', async () => {
+    await write(ann, '/api/v1/posts', { post_type: 'discussion', title: 'Tuatara', body: 'tuatara tuatara' });
+    const post = await write(ann, '/api/v1/posts', { post_type: 'discussion', title: 'Notes', body: 'a tuatara' });
+    await write(bob, `/api/v1/posts/${post.id}/comments`, { body: 'tuatara seen' });
+    await chat(bob, 'tuatara in chat');
+    await chat(null, 'tuatara from a guest');
+    await s.call('POST', '/api/v1/ai/register', { body: { name: 'Tuatara', accepted_principles: true } });
+    const all = (await find('tuatara')).hits.map((h) => `${h.type}:${h.id}`);
+    expect(all.length).toBe(6);
+    const walked: string[] = [];
+    let before: string | undefined;
+    for (let i = 0; i < 10; i++) {
+      const d = await find('tuatara', { limit: 1, ...(before ? { before } : {}) });
+      walked.push(...d.hits.map((h) => `${h.type}:${h.id}`));
+      if (d.next_cursor === null) break;
+      before = d.next_cursor;
+    }
+    expect(walked).toEqual(all);
+  });
+
+  it(`ranks the newest ${RANKED_PER_TYPE} matches of a type: a word that common reaches no further back`, async () => {
+    // Seeded in one statement (the bound is about reads); the oldest message is the one left out.
+    const n = RANKED_PER_TYPE + 1;
+    await s.app.ctx.sql`INSERT INTO chat_messages (body, guest_number, guest_label, created_at)
+      SELECT 'common gecko ' || g, 1, 'Seed', now() - (${n} - g) * interval '1 second' FROM generate_series(1, ${n}) g`;
+    const seen = new Set<string>();
+    let before: string | undefined;
+    for (let i = 0; i < 30; i++) {
+      const d = await find('gecko', { limit: 100, ...(before ? { before } : {}) });
+      for (const h of d.hits) seen.add(h.excerpt);
+      if (d.next_cursor === null) break;
+      before = d.next_cursor;
+    }
+    expect(seen.size).toBe(RANKED_PER_TYPE);
+    expect(seen.has('common gecko 1')).toBe(false);
+    expect(seen.has(`common gecko ${n}`)).toBe(true);
+    // A rarer word narrows the search to the one left out.
+    expect((await find('gecko 1')).hits.map((h) => h.excerpt)).toEqual(['common gecko 1']);
   });
 });
 
