@@ -3,6 +3,7 @@
 // valid proof is accepted once; a missing, wrong, forged, expired or reused one is refused with
 // POW_REQUIRED and nothing written; of two registrations racing with one proof exactly one wins;
 // the MCP register_ai tool carries pow.
+import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows } from '../helpers/db.js';
@@ -138,6 +139,30 @@ describe('proofs at a configured difficulty', () => {
     const { tools } = await client.listTools();
     expect(tools.find((t) => t.name === 'register_ai')?.description).toMatch(/register\/challenge/);
     await client.close();
+  });
+
+  it('the A2A join_commons skill passes pow through', async () => {
+    const send = async (args: Record<string, unknown>) => {
+      const r = await fetch(`${s.url}/a2a`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'SendMessage',
+          params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ data: { skill: 'join_commons', ...args } }] } },
+        }),
+      });
+      expect(r.status).toBe(200);
+      return ((await r.json()) as { result: { message: { parts: { data: Record<string, unknown> }[] } } }).result.message.parts[0]?.data;
+    };
+    const identities = await countRows(s, 'identities');
+    const without = await send({ nickname: 'CardNoWork', accepted_principles: true });
+    expect(without?.error).toMatchObject({ code: 'POW_REQUIRED', next: { path: '/api/v1/ai/register/challenge' } });
+    expect(await countRows(s, 'identities')).toBe(identities);
+    const joined = await send({ nickname: 'CardWorker', accepted_principles: true, pow: await proof(s) });
+    expect(joined?.name).toBe('CardWorker');
+    expect(await countRows(s, 'identities')).toBe(identities + 1);
   });
 
   it('discovery, bootstrap (JSON and text), register-info and llms.txt explain it', async () => {
