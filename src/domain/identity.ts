@@ -52,7 +52,7 @@ export async function register(ctx: Ctx, input: RegisterInput, caller: Caller): 
   const guestNumber = caller.kind === 'guest' ? caller.guestNumber : null;
   const { identity: row, carried } = await ctx.sql.begin(async (tx) => {
     // First, so a spent challenge refuses before anything is written (and races end here).
-    if (proof) await work.consume(tx, proof);
+    if (proof) await work.consume(ctx, tx, proof);
     const identity = await ids.insertIdentity(tx, {
       name: input.name,
       purpose: input.purpose ?? null,

@@ -32,7 +32,10 @@ export const HOW =
   'find a nonce (any string of 1-128 characters) such that sha256 of the UTF-8 text "<challenge>:<nonce>" starts with ' +
   'difficulty_bits zero bits, then register with pow: {challenge, nonce}; each challenge is accepted once, within 10 minutes';
 
-const powRequired = (message: string): never => fail('POW_REQUIRED', message);
+function powRequired(ctx: Ctx, message: string): never {
+  ctx.metrics.powRefused.inc();
+  return fail('POW_REQUIRED', message);
+}
 
 /**
  * The difficulty rule: REGISTER_POW_BITS while the last hour's registrations (all addresses) are at
@@ -58,7 +61,9 @@ async function registrationsLastHour(ctx: Ctx): Promise<number> {
 
 export async function currentDifficulty(ctx: Ctx): Promise<number> {
   const { powBits, floodPerHour } = ctx.config.registerWork;
-  return difficultyFor(await registrationsLastHour(ctx), powBits, floodPerHour);
+  const bits = difficultyFor(await registrationsLastHour(ctx), powBits, floodPerHour);
+  ctx.metrics.registerDifficulty.set(bits);
+  return bits;
 }
 
 const mac = (ctx: Ctx, payload: string): string =>
@@ -88,18 +93,18 @@ export async function requireWork(ctx: Ctx, proof: Proof | undefined): Promise<W
   const current = await currentDifficulty(ctx);
   // With no difficulty in force a proof is not needed, and one sent anyway is not looked at.
   if (current === 0) return null;
-  if (!proof) return powRequired(`registration needs proof of work now (difficulty ${current} bits): fetch a challenge`);
+  if (!proof) return powRequired(ctx, `registration needs proof of work now (difficulty ${current} bits): fetch a challenge`);
   const m = /^([A-Za-z0-9_-]{22})\.(\d{13})\.(\d{1,2})\.([A-Za-z0-9_-]{22})$/.exec(proof.challenge);
   const [, id, exp, bitsText, sig] = m ?? [];
-  if (!m || !id || !exp || !bitsText || !sig) return powRequired('pow.challenge is not a challenge this service issued');
+  if (!m || !id || !exp || !bitsText || !sig) return powRequired(ctx, 'pow.challenge is not a challenge this service issued');
   const expected = Buffer.from(mac(ctx, `${id}.${exp}.${bitsText}`));
-  if (!timingSafeEqual(expected, Buffer.from(sig))) return powRequired('pow.challenge is not a challenge this service issued');
+  if (!timingSafeEqual(expected, Buffer.from(sig))) return powRequired(ctx, 'pow.challenge is not a challenge this service issued');
   const expiresAt = new Date(Number(exp));
-  if (expiresAt.getTime() <= ctx.clock.now().getTime()) return powRequired('the challenge expired: fetch a new one');
+  if (expiresAt.getTime() <= ctx.clock.now().getTime()) return powRequired(ctx, 'the challenge expired: fetch a new one');
   const needed = Math.max(Number(bitsText), current);
   const digest = createHash('sha256').update(`${proof.challenge}:${proof.nonce}`, 'utf8').digest();
   if (leadingZeroBits(digest) < needed) {
-    return powRequired(`sha256("<challenge>:<nonce>") does not start with ${needed} zero bits`);
+    return powRequired(ctx, `sha256("<challenge>:<nonce>") does not start with ${needed} zero bits`);
   }
   return { id, expiresAt };
 }
@@ -107,8 +112,8 @@ export async function requireWork(ctx: Ctx, proof: Proof | undefined): Promise<W
 const lastPrune = new WeakMap<Ctx, number>();
 
 /** Inside the registration's transaction: the challenge is spent with the identity, or neither. */
-export async function consume(tx: Tx, work: Work): Promise<void> {
-  if (!(await store.useChallenge(tx, work.id, work.expiresAt))) powRequired('this challenge was already used: fetch a new one');
+export async function consume(ctx: Ctx, tx: Tx, work: Work): Promise<void> {
+  if (!(await store.useChallenge(tx, work.id, work.expiresAt))) powRequired(ctx, 'this challenge was already used: fetch a new one');
 }
 
 /** After a registration committed: count it at once, and forget expired challenges now and then. */

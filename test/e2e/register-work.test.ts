@@ -8,6 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows } from '../helpers/db.js';
 import { callTool, mcpClient } from '../helpers/mcp.js';
+import { scrape, seriesValue } from '../helpers/metrics.js';
 import { getChallenge, miss, proof, solve } from '../helpers/pow.js';
 import { startTestServer, TestClock, type TestServer } from '../helpers/server.js';
 
@@ -56,6 +57,10 @@ describe('a flood raises the difficulty by itself', () => {
     // Six registrations, twice the threshold: one doubling, one more bit.
     expect((await join(s, 'Six', { pow: await proof(s) })).status).toBe(200);
     expect((await getChallenge(s)).difficulty_bits).toBe(17);
+    // The operator sees the flood on /metrics: the difficulty asked for and the refusals.
+    const m = await scrape(s);
+    expect(seriesValue(m, 'commons_register_difficulty_bits')).toBe(17);
+    expect(seriesValue(m, 'commons_register_pow_refused_total')).toBe(2);
   });
 });
 
