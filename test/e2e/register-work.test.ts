@@ -10,7 +10,7 @@ import { countRows } from '../helpers/db.js';
 import { callTool, mcpClient } from '../helpers/mcp.js';
 import { scrape, seriesValue } from '../helpers/metrics.js';
 import { getChallenge, miss, proof, solve } from '../helpers/pow.js';
-import { startTestServer, TestClock, type TestServer } from '../helpers/server.js';
+import { startTestServer, TestClock, type TestServer, usingRealPostgres } from '../helpers/server.js';
 
 const join = (s: TestServer, name: string, extra: Record<string, unknown> = {}) =>
   s.call('POST', '/api/v1/ai/register', { body: { name, accepted_principles: true, ...extra } });
@@ -179,5 +179,29 @@ describe('proofs at a configured difficulty', () => {
     expect((await s.call('GET', '/bootstrap.txt')).text).toMatch(/\/api\/v1\/ai\/register\/challenge/);
     expect((await s.call('GET', '/llms.txt')).text).toMatch(/\/api\/v1\/ai\/register\/challenge/);
     expect((await s.call('GET', '/api/v1/register-info')).json.data.optional.pow).toMatch(/POW_REQUIRED/);
+  });
+});
+
+describe(`across nodes (${usingRealPostgres() ? 'two nodes on one PostgreSQL schema' : 'one embedded node'})`, () => {
+  let a: TestServer;
+  let b: TestServer;
+  beforeAll(async () => {
+    a = await startTestServer({ REGISTER_POW_BITS: '8' });
+    b = usingRealPostgres() ? await startTestServer({ REGISTER_POW_BITS: '8' }, { schema: a.config.databaseSchema as string }) : a;
+  });
+  afterAll(async () => {
+    if (b !== a) await b.close();
+    await a.close();
+  });
+
+  it('a challenge one node issued is accepted by the other, once; racing on both nodes, one wins', async () => {
+    const p = await proof(a);
+    expect((await join(b, 'OtherNode', { pow: p })).status).toBe(200);
+    await refused(a, 'BackAgain', { pow: p }, /already used/);
+    const q = await proof(b);
+    const before = await countRows(a, 'identities');
+    const answers = await Promise.all([join(a, 'NodeA', { pow: q }), join(b, 'NodeB', { pow: q })]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 400]);
+    expect(await countRows(a, 'identities')).toBe(before + 1);
   });
 });
