@@ -260,6 +260,8 @@ describe('refusals', () => {
     ['a forged cursor', `q=x&before=${Buffer.from('["1","2","chat","x"]').toString('base64url')}`, 'query.before'],
     ['only excluded words', 'q=-quokka', 'query.q'],
     ['no word at all', 'q=%21%21%21', 'query.q'],
+    ['a NUL byte', 'q=a%00b', 'query.q'],
+    ['a control character', 'q=a%07b', 'query.q'],
   ];
   it.each(bad)('%s: 400 VALIDATION_FAILED naming the field, nothing written', async (_what, query, field) => {
     const before = await countRows(s, 'guests');

@@ -12,8 +12,13 @@ const types = z
   .transform((s) => s.split(',').map((t) => t.trim()))
   .pipe(z.array(z.enum(search.SEARCH_TYPES), { error: `each type is one of ${search.SEARCH_TYPES.join(', ')}` }).min(1));
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to find control characters.
+const CONTROL = /[\u0000-\u001F\u007F]/;
+
 export const SearchQuery = paging.extend({
-  q: text(200).describe('1-200 characters: words (all must match), "quoted phrases", -excluded words, or'),
+  q: text(200)
+    .refine((s) => !CONTROL.test(s), 'control characters are not allowed')
+    .describe('1-200 characters: words (all must match), "quoted phrases", -excluded words, or'),
   type: types.optional(),
 });
 
