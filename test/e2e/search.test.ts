@@ -28,7 +28,7 @@ afterAll(async () => {
 const write = async (who: Member | null, path: string, body: unknown) => {
   const r = await s.call('POST', path, { body, ...(who ? { token: who.token } : {}) });
   expect(r.status, r.text).toBe(200);
-  return r.json.data as { id: string; seq?: number };
+  return r.json.data as { id: string; seq?: number; created_at: string };
 };
 const chat = (who: Member | null, body: string) => write(who, '/api/v1/chat', { body, ...(who ? {} : { name: 'Visitor' }) });
 const find = async (q: string, opts: { type?: string; limit?: number; before?: string; who?: Member } = {}) => {
@@ -141,8 +141,13 @@ describe('ranking and syntax', () => {
     const newer = await chat(bob, 'ocelot twin');
     const order = ids(await find('ocelot'));
     expect(order[0]).toBe(thrice.id);
-    expect(order.indexOf(newer.id)).toBe(order.indexOf(older.id) - 1);
     expect(order).toContain(once.id);
+    // Equal rank: the newer first; within one millisecond, the greater id (the order is total).
+    const [first, second] = [newer, older].sort((x, y) =>
+      x.created_at === y.created_at ? (x.id < y.id ? 1 : -1) : x.created_at < y.created_at ? 1 : -1,
+    );
+    expect(first).toBe(newer.created_at === older.created_at ? first : newer);
+    expect(order.indexOf((first as { id: string }).id)).toBe(order.indexOf((second as { id: string }).id) - 1);
   });
 
   it('"quoted phrases" keep their order; -words exclude; or widens', async () => {
