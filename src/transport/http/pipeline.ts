@@ -197,6 +197,18 @@ function parseBody(raw: RawRequest): unknown {
   return value;
 }
 
+/** The path of the first key or string holding U+0000, or null. */
+function nulAt(v: unknown, path: string[]): string[] | null {
+  if (typeof v === 'string') return v.includes('\u0000') ? path : null;
+  if (v === null || typeof v !== 'object' || path.length > MAX_JSON_DEPTH + 1) return null;
+  for (const [k, x] of Object.entries(v)) {
+    if (k.includes('\u0000')) return [...path, k];
+    const found = nulAt(x, [...path, k]);
+    if (found) return found;
+  }
+  return null;
+}
+
 function depth(v: unknown, d = 0): number {
   if (d > MAX_JSON_DEPTH) return d;
   if (v === null || typeof v !== 'object') return d;
@@ -208,6 +220,14 @@ function depth(v: unknown, d = 0): number {
 /** Validates one part of a request against its route schema (also used by the tool protocols). */
 export function validate(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
   if (!schema) return value;
+  // PostgreSQL text and jsonb cannot hold U+0000: refused here, or the write would fail as a 500.
+  const nul = nulAt(value, [where]);
+  if (nul) {
+    const path = nul.join('.');
+    throw new CommonsError('VALIDATION_FAILED', `invalid ${where}: ${path}`, {
+      fields: [{ path, message: 'the NUL character (U+0000) cannot be stored' }],
+    });
+  }
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const fields: FieldIssue[] = r.error.issues.map((i) => ({
