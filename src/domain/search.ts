@@ -43,9 +43,17 @@ export function decodeCursor(s: string): SearchCursor {
   }
   if (!Array.isArray(v) || v.length !== 4 || !v.every((x) => typeof x === 'string')) return badCursor();
   const [rank, at, type, id] = v as string[];
+  // Checked as strictly as PostgreSQL will cast them (a real, a calendar instant), so a forged
+  // cursor is a 400 here, never a failed cast (a 500) in the database.
+  const r = Number(rank);
+  const t = Date.parse(at as string);
   const ok =
-    /^-?\d+(\.\d+)?(e[-+]?\d+)?$/i.test(rank as string) &&
+    /^\d+(\.\d+)?(e[-+]?\d+)?$/i.test(rank as string) &&
+    Number.isFinite(r) &&
+    r <= 1e30 &&
     /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(at as string) &&
+    Number.isFinite(t) &&
+    new Date(t).toISOString().slice(0, 19) === (at as string).slice(0, 19) &&
     (store.SEARCH_TYPES as readonly string[]).includes(type as string) &&
     /^[0-9a-f-]{1,36}$/.test(id as string);
   return ok ? { rank: rank as string, at: at as string, type: type as SearchType, id: id as string } : badCursor();

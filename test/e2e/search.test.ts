@@ -263,6 +263,16 @@ describe('refusals', () => {
     ['limit not a number', 'q=x&limit=ten', 'query.limit'],
     ['a cursor it never handed out', 'q=x&before=not-a-cursor', 'query.before'],
     ['a forged cursor', `q=x&before=${Buffer.from('["1","2","chat","x"]').toString('base64url')}`, 'query.before'],
+    [
+      'a forged cursor no real can hold',
+      `q=x&before=${Buffer.from('["1e999","2026-11-23T13:00:00.123456Z","chat","1"]').toString('base64url')}`,
+      'query.before',
+    ],
+    [
+      'a forged cursor on February 30',
+      `q=x&before=${Buffer.from('["0.1","2026-02-30T13:00:00.123456Z","chat","1"]').toString('base64url')}`,
+      'query.before',
+    ],
     ['only excluded words', 'q=-quokka', 'query.q'],
     ['no word at all', 'q=%21%21%21', 'query.q'],
     ['a NUL byte', 'q=a%00b', 'query.q'],

@@ -47,6 +47,9 @@ describe('cursor', () => {
     ['an unknown type', encodeCursor({ ...c, type: 'memory' as never })],
     ['a time without microseconds', encodeCursor({ ...c, at: '2026-11-23T13:00:00Z' })],
     ['a rank that is not a number', encodeCursor({ ...c, rank: 'NaN; DROP' })],
+    ['a rank no real can hold', encodeCursor({ ...c, rank: '1e999' })],
+    ['a day the calendar does not have', encodeCursor({ ...c, at: '2026-02-30T00:00:00.000000Z' })],
+    ['hour 24', encodeCursor({ ...c, at: '2026-02-28T24:00:00.000000Z' })],
   ])('refuses %s with VALIDATION_FAILED on query.before', (_what, s) => {
     try {
       decodeCursor(s);
