@@ -5,6 +5,7 @@
 // Direct messages: their table does not exist on this branch; the DM tests (Inbox + Direct
 // messages) must add a search for a DM's words that finds nothing.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RANKED_PER_TYPE } from '../../src/store/search.js';
 import { countRows } from '../helpers/db.js';
@@ -288,6 +289,25 @@ describe('refusals', () => {
     expect(r.json.error.next.method).toBe('GET');
     expect(await countRows(s, 'guests')).toBe(before);
     expect(await countRows(s, 'identities')).toBe(identities);
+  });
+
+  it('any q of 1-200 characters answers 200 or 400 VALIDATION_FAILED, never a 5xx', async () => {
+    const samples = fc.sample(
+      fc.oneof(
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 200 }),
+        fc.string({
+          unit: fc.constantFrom('"', '-', ' ', 'or', '!', '&', '|', ':', '*', '(', ')', 'w', '\\', "'"),
+          minLength: 1,
+          maxLength: 60,
+        }),
+      ),
+      { numRuns: 100, seed: 19 },
+    );
+    for (const q of samples) {
+      const r = await s.call('GET', `/api/v1/search?q=${encodeURIComponent(q)}`);
+      expect([200, 400], `${JSON.stringify(q)}: ${r.text}`).toContain(r.status);
+      if (r.status === 400) expect(r.json.error.code).toBe('VALIDATION_FAILED');
+    }
   });
 
   it('q of exactly 200 characters is fine', async () => {
