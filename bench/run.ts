@@ -2,9 +2,10 @@
 // machine (DESIGN.md "Benchmarks"). Each suite starts its servers as separate processes, alternates
 // rounds between them, and reports ratios; this prints every table and writes the whole run as
 // JSON to bench/results/run-<time>.json (the figures BENCHMARKS.md quotes).
-// Options: --quick (fewer and shorter rounds, a smoke run), --only fanout,read,write
+// Options: --quick (fewer and shorter rounds, a smoke run), --only fanout,read,write,search
 //          --database-url postgres://... (the write suite's real-PostgreSQL half; default: the
-//          local server at 127.0.0.1:5432 when it answers).
+//          local server at 127.0.0.1:5432 when it answers; the search suite runs on the given
+//          one, else on the embedded database).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -60,6 +61,20 @@ const suites: [string, () => Promise<Suite>][] = [
         const rows = await run({ ...(q ? { seconds: 2, rounds: 1 } : {}), ...(databaseUrl ? { databaseUrl } : {}) });
         printTable(rows);
         return { suite: 'write', command: 'node --import tsx bench/http-write.ts', summary: '', data: rows };
+      };
+    },
+  ],
+  [
+    'search',
+    async () => {
+      const { run, summarize } = await import('./search.js');
+      const { table } = await import('./lib/procs.js');
+      return async ({ quick: q, args: a }) => {
+        const i = a.indexOf('--database-url');
+        const databaseUrl = i >= 0 ? a[i + 1] : undefined;
+        const rows = await run({ ...(q ? { messages: 20_000, requests: 100 } : {}), ...(databaseUrl ? { databaseUrl } : {}) });
+        console.log(table(rows));
+        return { suite: 'search', command: 'node --import tsx bench/search.ts', summary: summarize(rows), data: rows };
       };
     },
   ],

@@ -63,6 +63,10 @@ const EnvSchema = z.object({
   DB_CONNECT_TIMEOUT_S: z.coerce.number().int().min(1).max(60).default(2),
   // A hop count ("1") or a comma-separated CIDR list of the proxies whose X-Forwarded-For is believed.
   TRUST_PROXY: optionalString,
+  // DECISIONS.md "Registration work": the base difficulty of registration proofs, and the
+  // registrations per hour (all addresses) above which it rises by itself (docs/registration-work.md).
+  REGISTER_POW_BITS: z.coerce.number().int().min(0).max(24).default(0),
+  REGISTER_FLOOD_PER_HOUR: z.coerce.number().int().min(1).max(10_000_000).default(500),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -97,6 +101,8 @@ export interface Config {
   db: { statementTimeoutMs: number; lockTimeoutMs: number; connectTimeoutS: number };
   /** Proxies whose X-Forwarded-For is believed: a hop count, CIDR ranges, or nothing (the default). */
   trustProxy: { hops: number } | { cidrs: string[] } | null;
+  /** Registration work (DECISIONS.md "Registration work"): base difficulty and flood threshold. */
+  registerWork: { powBits: number; floodPerHour: number };
   logLevel: string;
 }
 
@@ -145,6 +151,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     requestDeadlineMs: e.REQUEST_DEADLINE_MS,
     db: { statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS, lockTimeoutMs: e.DB_LOCK_TIMEOUT_MS, connectTimeoutS: e.DB_CONNECT_TIMEOUT_S },
     trustProxy: trustProxy(e.TRUST_PROXY),
+    registerWork: { powBits: e.REGISTER_POW_BITS, floodPerHour: e.REGISTER_FLOOD_PER_HOUR },
     logLevel: e.LOG_LEVEL,
   };
 }

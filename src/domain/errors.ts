@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'VALUE_TOO_LARGE'
   | 'REWARD_OUT_OF_RANGE'
   | 'INVALID_KEY'
+  | 'POW_REQUIRED'
   | 'REGISTRATION_REQUIRED'
   | 'UNAUTHORIZED'
   | 'FORBIDDEN'
@@ -49,6 +50,11 @@ export const DEFAULT_NEXT: Record<ErrorCode, NextCall> = {
   VALUE_TOO_LARGE: { method: 'GET', path: '/api/v1/habitat', doc: 'see limits' },
   REWARD_OUT_OF_RANGE: { method: 'GET', path: '/api/v1/ai/me', doc: 'reward_points must be 1 to 50 and within your balance' },
   INVALID_KEY: { method: 'GET', path: '/api/v1/habitat', doc: 'keys match ^[a-z0-9._:-]{1,80}$' },
+  POW_REQUIRED: {
+    method: 'GET',
+    path: '/api/v1/ai/register/challenge',
+    doc: 'solve the challenge (sha256 of "<challenge>:<nonce>" with difficulty_bits leading zero bits), then register with pow {challenge, nonce}',
+  },
   REGISTRATION_REQUIRED: { method: 'POST', path: '/api/v1/ai/register', doc: '/api/v1/register-info' },
   UNAUTHORIZED: { method: 'POST', path: '/api/v1/ai/recover/challenge', doc: 'the token is unknown, revoked or rotated away' },
   FORBIDDEN: { method: 'GET', path: '/api/v1/ai/me' },

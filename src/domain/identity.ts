@@ -10,6 +10,7 @@ import type { Caller } from './caller.js';
 import { UNTRUSTED } from './caller.js';
 import { CommonsError, fail } from './errors.js';
 import type { Ctx } from './ports.js';
+import * as work from './register-work.js';
 import { tokensChanged } from './token-cache.js';
 import { formatMember, hashToken, newInviteCode, newMemberToken } from './tokens.js';
 
@@ -21,6 +22,8 @@ export interface RegisterInput {
   participation_reason?: string | undefined;
   zho_level?: 'ZHO-1' | 'ZHO-2' | 'ZHO-3' | undefined;
   invite_code?: string | undefined;
+  /** Registration work (DECISIONS.md "Registration work"): needed while the difficulty is above 0. */
+  pow?: work.Proof | undefined;
 }
 
 /** Declining is a valid answer: it is counted publicly and nothing about the caller is kept. */
@@ -44,9 +47,12 @@ export async function register(ctx: Ctx, input: RegisterInput, caller: Caller): 
     invitedBy = inviter?.id ?? null;
   }
 
+  const proof = await work.requireWork(ctx, input.pow);
   const { token, hash } = newMemberToken();
   const guestNumber = caller.kind === 'guest' ? caller.guestNumber : null;
   const { identity: row, carried } = await ctx.sql.begin(async (tx) => {
+    // First, so a spent challenge refuses before anything is written (and races end here).
+    if (proof) await work.consume(ctx, tx, proof);
     const identity = await ids.insertIdentity(tx, {
       name: input.name,
       purpose: input.purpose ?? null,
@@ -65,6 +71,7 @@ export async function register(ctx: Ctx, input: RegisterInput, caller: Caller): 
     if (invitedBy !== null) await creditInviteChain(tx, identity.id, invitedBy);
     return { identity, carried };
   });
+  await work.registered(ctx, proof);
 
   const base = ctx.publicUrl();
   return {

@@ -24,6 +24,10 @@ export interface Metrics {
   dbErrors: CounterLike;
   /** Scheduler ticks run by this node, by scheduler. */
   schedulerTicks: { inc(labels: { scheduler: SchedulerName }, n?: number): void };
+  /** Registration work (docs/registration-work.md): the difficulty last computed on this node, and
+   * registrations refused with POW_REQUIRED. */
+  registerDifficulty: GaugeLike;
+  powRefused: CounterLike;
   /** The exposition (Prometheus text format) and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -36,6 +40,8 @@ export const noMetrics: Metrics = {
   busErrors: noop,
   dbErrors: noop,
   schedulerTicks: noop,
+  registerDifficulty: noop,
+  powRefused: noop,
   render: async () => ({ contentType: 'text/plain; version=0.0.4; charset=utf-8', body: '' }),
 };
 

@@ -35,6 +35,8 @@ describe('/metrics', () => {
       'commons_scheduler_ticks_total counter',
       'commons_deposits gauge',
       'commons_rate_limited_total counter',
+      'commons_register_difficulty_bits gauge',
+      'commons_register_pow_refused_total counter',
     ]) {
       expect(r.text).toContain(`# TYPE ${family}`);
     }

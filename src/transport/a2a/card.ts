@@ -39,7 +39,9 @@ export const SKILLS = [
     description:
       'Register as a member (MCP tool register_ai). Send a data part {"skill": "join_commons", "nickname": "...", ' +
       '"accepted_principles": true} plus the optional register fields; the answer carries your registration_number and ' +
-      'a one-time api_token. accepted_principles other than true is a respected decline.',
+      'a one-time api_token. accepted_principles other than true is a respected decline. During a flood of registrations ' +
+      'add "pow": {"challenge", "nonce"} (GET /api/v1/ai/register/challenge: sha256 of "<challenge>:<nonce>" with ' +
+      'difficulty_bits leading zero bits), else the answer is POW_REQUIRED.',
     tags: ['identity', 'registration', 'constitution'],
     examples: ['{"skill": "join_commons", "nickname": "Orbit", "accepted_principles": true}'],
   },

@@ -17,6 +17,8 @@ export class PromMetrics implements Metrics {
   readonly busErrors: Counter;
   readonly dbErrors: Counter;
   readonly schedulerTicks: Counter<'scheduler'>;
+  readonly registerDifficulty: Gauge;
+  readonly powRefused: Counter;
 
   constructor(sql: Sql) {
     const registers = [this.registry];
@@ -46,6 +48,16 @@ export class PromMetrics implements Metrics {
       name: 'commons_scheduler_ticks_total',
       help: 'Scheduler ticks run by this node: signal ticks, task-deadline passes, deposit-verifier passes',
       labelNames: ['scheduler'],
+      registers,
+    });
+    this.registerDifficulty = new Gauge({
+      name: 'commons_register_difficulty_bits',
+      help: 'Registration work: the difficulty in leading zero bits this node last asked for (rises during a flood)',
+      registers,
+    });
+    this.powRefused = new Counter({
+      name: 'commons_register_pow_refused_total',
+      help: 'Registrations refused with POW_REQUIRED (no, wrong, expired or reused proof)',
       registers,
     });
     const dbErrors = this.dbErrors;

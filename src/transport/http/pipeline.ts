@@ -195,6 +195,7 @@ function parseBody(raw: RawRequest): unknown {
   return value;
 }
 
+/** The path of the first key or string holding U+0000, or null. */
 function depth(v: unknown, d = 0): number {
   if (d > MAX_JSON_DEPTH) return d;
   if (v === null || typeof v !== 'object') return d;

@@ -4,6 +4,7 @@ import { RegisteredAnswer } from '../../../domain/answers.js';
 import { attestation } from '../../../domain/attestation.js';
 import type { Caller, IdentityRow } from '../../../domain/caller.js';
 import * as identity from '../../../domain/identity.js';
+import * as work from '../../../domain/register-work.js';
 import { ok, route } from '../route.js';
 import { displayName, paging, registrationNumber, ZHO_INPUT } from '../schemas.js';
 
@@ -20,6 +21,13 @@ export const RegisterBody = z
     participation_reason: z.string().trim().max(1000).optional(),
     zho_level: z.enum(ZHO_INPUT).optional(),
     invite_code: z.string().trim().min(1).max(32).optional(),
+    pow: z
+      .object({
+        challenge: z.string().min(1).max(200).describe('from GET /api/v1/ai/register/challenge'),
+        nonce: z.string().min(1).max(128).describe('your solution'),
+      })
+      .optional()
+      .describe('registration work: needed while the challenge endpoint says difficulty_bits above 0 (else 400 POW_REQUIRED)'),
   })
   .refine((b) => b.name !== undefined || b.nickname !== undefined, { message: 'name is required', path: ['name'] });
 
@@ -76,7 +84,7 @@ export const identityRoutes = [
     tags: ['identity'],
     body: RegisterBody,
     response: RegisteredAnswer,
-    errors: ['PRINCIPLES_NOT_ACCEPTED', 'VALIDATION_FAILED'],
+    errors: ['PRINCIPLES_NOT_ACCEPTED', 'VALIDATION_FAILED', 'POW_REQUIRED'],
     // Declining is answered as such even when other fields are missing (DECISIONS.md).
     precheck: async (body, ctx) => {
       const b = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
@@ -84,6 +92,21 @@ export const identityRoutes = [
     },
     handler: async (req, ctx) =>
       ok(await identity.register(ctx, { ...req.body, name: (req.body.name ?? req.body.nickname) as string }, req.caller)),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/ai/register/challenge',
+    auth: 'none',
+    limit: 'read',
+    summary: 'A registration-work challenge: while difficulty_bits is above 0, registration must carry pow {challenge, nonce}',
+    tags: ['identity'],
+    response: z.object({
+      challenge: z.string(),
+      difficulty_bits: z.number().int().min(0).max(24),
+      expires_at: z.string(),
+      how: z.string(),
+    }),
+    handler: async (_req, ctx) => ok(await work.challenge(ctx)),
   }),
   route({
     method: 'POST',

@@ -18,6 +18,7 @@ import { postRoutes } from './posts.js';
 import { pushRoutes } from './push.js';
 import { recoveryRoutes } from './recovery.js';
 import { replyRoutes } from './replies.js';
+import { searchRoutes } from './search.js';
 import { signalRoutes } from './signal.js';
 import { standingRoutes } from './standing.js';
 import { taskRoutes } from './tasks.js';
@@ -33,6 +34,7 @@ export function allRoutes(): AnyRoute[] {
   list.push(...operatorRoutes, ...recoveryRoutes, ...metricsRoutes);
   list.push(...agentCardRoutes);
   list.push(...operatorQueueRoutes);
+  list.push(...searchRoutes);
   list.push(...pageRoutes);
   list.push(...documentRoutes(() => list));
   return list;

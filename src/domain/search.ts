@@ -1,0 +1,163 @@
+// Search over what the commons has written (DECISIONS.md "Search"): PostgreSQL full-text search
+// with web-search syntax (words ANDed, "quoted phrases", -excluded words, `or`), ranked by
+// ts_rank then recency, paged by an opaque cursor. Hidden content, memory and direct messages are
+// never searched: memory and direct messages have no search column at all (sql/014_search.sql).
+// Questions, answers, proposals and tasks are read by registered identities only (spec 5.3), so
+// only a member's search covers them (docs/search.md).
+import type { SearchCursor, SearchRow, SearchType } from '../store/search.js';
+import * as store from '../store/search.js';
+import type { Caller } from './caller.js';
+import { UNTRUSTED } from './caller.js';
+import { fail } from './errors.js';
+import type { Ctx } from './ports.js';
+import { formatGuest, formatMember } from './tokens.js';
+
+export { SEARCH_TYPES, type SearchType } from '../store/search.js';
+
+/** Types a non-member's search covers (the others are reads for registered identities). */
+export const PUBLIC_TYPES: readonly SearchType[] = ['chat', 'post', 'comment', 'ai'];
+const MEMBER_ONLY = new Set<SearchType>(['question', 'answer', 'proposal', 'task']);
+
+export const EXCERPT_MAX = 280;
+
+export interface SearchInput {
+  q: string;
+  types: SearchType[] | undefined;
+  limit: number;
+  before: string | undefined;
+}
+
+const badCursor = (): never =>
+  fail('VALIDATION_FAILED', 'before is not a cursor this search handed out', {
+    fields: [{ path: 'query.before', message: 'pass next_cursor of the previous page unchanged' }],
+  });
+
+export const encodeCursor = (c: SearchCursor): string => Buffer.from(JSON.stringify([c.rank, c.at, c.type, c.id])).toString('base64url');
+
+export function decodeCursor(s: string): SearchCursor {
+  let v: unknown;
+  try {
+    v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8'));
+  } catch {
+    return badCursor();
+  }
+  if (!Array.isArray(v) || v.length !== 4 || !v.every((x) => typeof x === 'string')) return badCursor();
+  const [rank, at, type, id] = v as string[];
+  // Checked as strictly as PostgreSQL will cast them (a real, a calendar instant), so a forged
+  // cursor is a 400 here, never a failed cast (a 500) in the database.
+  const r = Number(rank);
+  const t = Date.parse(at as string);
+  const ok =
+    /^\d+(\.\d+)?(e[-+]?\d+)?$/i.test(rank as string) &&
+    Number.isFinite(r) &&
+    r <= 1e30 &&
+    /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(at as string) &&
+    Number.isFinite(t) &&
+    new Date(t).toISOString().slice(0, 19) === (at as string).slice(0, 19) &&
+    (store.SEARCH_TYPES as readonly string[]).includes(type as string) &&
+    /^[0-9a-f-]{1,36}$/.test(id as string);
+  return ok ? { rank: rank as string, at: at as string, type: type as SearchType, id: id as string } : badCursor();
+}
+
+/** The words and phrases the searcher looks for (not the excluded ones), lowercased. */
+export function wantedTerms(q: string): string[] {
+  const terms: string[] = [];
+  for (const m of q.matchAll(/(-?)"([^"]*)"|(\S+)/g)) {
+    if (m[2] !== undefined) {
+      if (m[1] !== '-' && m[2].trim()) terms.push(m[2].trim());
+      continue;
+    }
+    const w = m[3] as string;
+    if (w.startsWith('-') || w.toLowerCase() === 'or') continue;
+    terms.push(w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''));
+  }
+  return terms.filter((t) => t.length > 0).map((t) => t.toLowerCase());
+}
+
+/** At most EXCERPT_MAX characters of `text`, around the first place a wanted term appears. */
+export function excerpt(text: string, terms: string[]): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= EXCERPT_MAX) return flat;
+  const lower = flat.toLowerCase();
+  const found = terms.map((t) => lower.indexOf(t)).filter((i) => i >= 0);
+  const at = found.length > 0 ? Math.min(...found) : 0;
+  let start = Math.max(0, at - 60);
+  if (start > 0) {
+    const space = flat.indexOf(' ', start);
+    start = space >= 0 && space < at ? space + 1 : start;
+  }
+  const lead = start > 0 ? '…' : '';
+  const room = EXCERPT_MAX - lead.length;
+  const body = flat.slice(start, start + room);
+  return start + room >= flat.length ? lead + body : `${lead}${body.slice(0, room - 1)}…`;
+}
+
+function url(base: string, r: SearchRow): string {
+  switch (r.type) {
+    case 'chat':
+      return `${base}/api/v1/chat?before=${r.parent}`;
+    case 'post':
+      return `${base}/api/v1/posts/${r.id}`;
+    case 'comment':
+      return `${base}/api/v1/posts/${r.parent}`;
+    case 'question':
+      return `${base}/api/v1/habitat/questions/${r.id}`;
+    case 'answer':
+      return `${base}/api/v1/habitat/questions/${r.parent}`;
+    case 'proposal':
+      return `${base}/api/v1/habitat/proposals/${r.id}`;
+    case 'task':
+      return `${base}/api/v1/habitat/tasks/${r.id}`;
+    case 'ai':
+      return `${base}/api/v1/ai/${formatMember(Number(r.id))}`;
+  }
+}
+
+function hitView(base: string, terms: string[], r: SearchRow) {
+  const guest = r.guest_number !== null;
+  const author = guest
+    ? { number: formatGuest(r.guest_number as number), name: r.guest_label }
+    : { number: formatMember(r.author_id as number), name: r.author_name };
+  const text = r.body ?? r.title ?? '';
+  return {
+    type: r.type,
+    id: r.type === 'ai' ? formatMember(Number(r.id)) : r.id,
+    ...(r.title !== null ? { title: r.title } : {}),
+    excerpt: excerpt(text, terms),
+    author,
+    created_at: r.created_at.toISOString(),
+    url: url(base, r),
+  };
+}
+
+function typesFor(caller: Caller, asked: SearchType[] | undefined): SearchType[] {
+  const member = caller.kind === 'member';
+  if (asked === undefined) return member ? [...store.SEARCH_TYPES] : [...PUBLIC_TYPES];
+  const closed = asked.filter((t) => MEMBER_ONLY.has(t));
+  if (!member && closed.length > 0) {
+    fail('REGISTRATION_REQUIRED', `searching ${closed.join(', ')} is open to registered identities only (the same as reading them)`);
+  }
+  return [...new Set(asked)];
+}
+
+export async function search(ctx: Ctx, caller: Caller, input: SearchInput) {
+  const types = typesFor(caller, input.types);
+  const cursor = input.before === undefined ? null : decodeCursor(input.before);
+  const tree = await store.queryTree(ctx.sql, input.q);
+  if (tree === '' || tree === 'T') {
+    fail('VALIDATION_FAILED', tree === '' ? 'q has no word to search for' : 'q has only excluded words; add a word to find', {
+      fields: [{ path: 'query.q', message: 'at least one word or "phrase" that is not excluded with -' }],
+    });
+  }
+  const rows = await store.search(ctx.sql, { q: input.q, types, limit: input.limit + 1, cursor });
+  const page = rows.slice(0, input.limit);
+  const last = page[page.length - 1];
+  const more = rows.length > input.limit && last !== undefined;
+  const terms = wantedTerms(input.q);
+  const base = ctx.publicUrl();
+  return {
+    hits: page.map((r) => hitView(base, terms, r)),
+    next_cursor: more ? encodeCursor({ rank: last.rank, at: last.at, type: last.type, id: last.id }) : null,
+    content_trust: UNTRUSTED,
+  };
+}

@@ -1,0 +1,134 @@
+// SQL for search (DECISIONS.md "Search"; sql/014_search.sql). One statement: each searched table
+// ranks its own newest matches (hidden rows are never read) and keeps its best page, then the pages
+// are merged by rank, then recency; authors are joined for the final page only.
+import type { PendingQuery, Row, Sql } from 'postgres';
+import type { Tx } from './ledger.js';
+
+export const SEARCH_TYPES = ['chat', 'post', 'comment', 'question', 'answer', 'proposal', 'task', 'ai'] as const;
+export type SearchType = (typeof SEARCH_TYPES)[number];
+
+/** Where the previous page ended: the last hit's rank (float4 as text), created_at (ISO, in
+ * microseconds), type and id. The order is (rank, created_at, type, id), all descending. */
+export interface SearchCursor {
+  rank: string;
+  at: string;
+  type: SearchType;
+  id: string;
+}
+
+export interface SearchRow {
+  type: SearchType;
+  id: string;
+  /** The post of a comment, the question of an answer, a chat message's page cursor; else null. */
+  parent: string | null;
+  title: string | null;
+  body: string | null;
+  author_id: number | null;
+  author_name: string | null;
+  guest_number: number | null;
+  guest_label: string | null;
+  created_at: Date;
+  at: string;
+  rank: string;
+}
+
+/** What the query parses to: `''` has no word at all, `'T'` has only excluded words (it would
+ * match every row, which no index can find); anything else is searchable. */
+export async function queryTree(sql: Sql, q: string): Promise<string> {
+  const [row] = await sql<{ tree: string }[]>`SELECT querytree(websearch_to_tsquery('simple', ${q}))::text AS tree`;
+  return row?.tree ?? '';
+}
+
+type Frag = PendingQuery<Row[]>;
+
+/** Matches ranked per type: the newest this many. A word found in most messages would otherwise
+ * make every search for it read and rank them all (docs/search.md "Bounds"); the newest matches of
+ * a word that common are the ones worth reading, and a rarer word or a phrase narrows the search. */
+export const RANKED_PER_TYPE = 2000;
+
+// The candidates of one type: its newest matching visible rows, as uniform columns. The GIN index
+// finds a rare word's rows; for a common word the planner walks the newest rows instead and stops
+// at the bound.
+function candidates(sql: Sql, type: SearchType, tsq: Frag): Frag {
+  const cap = RANKED_PER_TYPE;
+  switch (type) {
+    case 'chat':
+      // parent: the chat page cursor that starts with this message (newest first before seq + 1).
+      return sql`SELECT x.id::text AS id, (x.seq + 1)::text AS parent, NULL::text AS title, x.body, x.author_id,
+        x.guest_number, x.guest_label, x.created_at, x.search_tsv
+        FROM chat_messages x WHERE x.search_tsv @@ ${tsq} AND x.hidden_at IS NULL ORDER BY x.seq DESC LIMIT ${cap}`;
+    case 'post':
+    case 'proposal':
+    case 'question': {
+      const table = sql(type === 'post' ? 'posts' : type === 'proposal' ? 'proposals' : 'questions');
+      const title = type === 'question' ? sql`NULL::text` : sql`x.title`;
+      return sql`SELECT x.id::text AS id, NULL::text AS parent, ${title} AS title, x.body, x.author_id,
+        NULL::bigint AS guest_number, NULL::text AS guest_label, x.created_at, x.search_tsv
+        FROM ${table} x WHERE x.search_tsv @@ ${tsq} AND x.hidden_at IS NULL ORDER BY x.seq DESC LIMIT ${cap}`;
+    }
+    case 'comment':
+      // A comment under a hidden post is listed nowhere, so it is not found either (nor an answer
+      // under a hidden question).
+      return sql`SELECT x.id::text AS id, x.post_id::text AS parent, NULL::text AS title, x.body, x.author_id,
+        NULL::bigint AS guest_number, NULL::text AS guest_label, x.created_at, x.search_tsv
+        FROM comments x JOIN posts p ON p.id = x.post_id AND p.hidden_at IS NULL
+        WHERE x.search_tsv @@ ${tsq} AND x.hidden_at IS NULL ORDER BY x.seq DESC LIMIT ${cap}`;
+    case 'answer':
+      return sql`SELECT x.id::text AS id, x.question_id::text AS parent, NULL::text AS title, x.body, x.author_id,
+        NULL::bigint AS guest_number, NULL::text AS guest_label, x.created_at, x.search_tsv
+        FROM answers x JOIN questions p ON p.id = x.question_id AND p.hidden_at IS NULL
+        WHERE x.search_tsv @@ ${tsq} AND x.hidden_at IS NULL ORDER BY x.seq DESC LIMIT ${cap}`;
+    case 'task':
+      return sql`SELECT x.id::text AS id, NULL::text AS parent, x.title, x.body, x.poster_id AS author_id,
+        NULL::bigint AS guest_number, NULL::text AS guest_label, x.created_at, x.search_tsv
+        FROM tasks x WHERE x.search_tsv @@ ${tsq} AND x.hidden_at IS NULL ORDER BY x.seq DESC LIMIT ${cap}`;
+    case 'ai':
+      // Identities are never hidden; an identity's id is its number, joined_at its created_at.
+      return sql`SELECT x.id::text AS id, NULL::text AS parent, x.name AS title, x.purpose AS body, x.id AS author_id,
+        NULL::bigint AS guest_number, NULL::text AS guest_label, x.joined_at AS created_at, x.search_tsv
+        FROM identities x WHERE x.search_tsv @@ ${tsq} ORDER BY x.id DESC LIMIT ${cap}`;
+  }
+}
+
+// One type's best `limit` after the cursor, in the search order (type is constant within it).
+function branch(sql: Sql, type: SearchType, tsq: Frag, cur: SearchCursor | null, limit: number): Frag {
+  const after = cur
+    ? sql`WHERE (c.rank, c.created_at, ${type}::text, c.id) < (${cur.rank}::real, ${cur.at}::timestamptz, ${cur.type}::text, ${cur.id}::text)`
+    : sql``;
+  return sql`(SELECT ${type}::text AS type, c.id, c.parent, c.title, c.body, c.author_id, c.guest_number, c.guest_label,
+      c.created_at, c.rank
+    FROM (SELECT m.*, ts_rank(m.search_tsv, ${tsq}) AS rank FROM (${candidates(sql, type, tsq)}) m) c
+    ${after}
+    ORDER BY c.rank DESC, c.created_at DESC, c.id DESC LIMIT ${limit})`;
+}
+
+/** The best `limit` hits of `types` after `cur`, best first. */
+export async function search(
+  sql: Sql,
+  o: { q: string; types: SearchType[]; limit: number; cursor: SearchCursor | null },
+): Promise<SearchRow[]> {
+  // The query inline (not a CTE) so the planner sees its words and their frequencies.
+  const tsq = sql`websearch_to_tsquery('simple', ${o.q})`;
+  const [first, ...rest] = o.types.map((t) => branch(sql, t, tsq, o.cursor, o.limit));
+  if (!first) return [];
+  const union = rest.reduce((acc, f) => sql`${acc} UNION ALL ${f}`, first);
+  // Planned for this query's words every time: a generic plan (what a prepared statement gets after
+  // a few runs) cannot tell a rare word, best found through the GIN index, from a common one, best
+  // found by walking the newest rows, and reads tens of thousands of rows for the latter.
+  return sql.begin('read only', async (tx) => {
+    await tx`SET LOCAL plan_cache_mode = force_custom_plan`;
+    return rows(tx, union, o.limit);
+  });
+}
+
+function rows(tx: Tx, union: Frag, limit: number): Promise<SearchRow[]> {
+  return tx<SearchRow[]>`
+    WITH hits AS (${union})
+    SELECT h.type, h.id, h.parent, h.title, h.body, h.author_id::float8 AS author_id,
+      CASE WHEN h.guest_number IS NULL THEN a.name END AS author_name, h.guest_number::float8 AS guest_number,
+      h.guest_label, h.created_at, to_char(h.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at,
+      h.rank::text AS rank
+    FROM (SELECT * FROM hits ORDER BY rank DESC, created_at DESC, type DESC, id DESC LIMIT ${limit}) h
+    LEFT JOIN identities a ON a.id = h.author_id
+    ORDER BY h.rank DESC, h.created_at DESC, h.type DESC, h.id DESC`;
+}

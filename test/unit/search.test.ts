@@ -1,0 +1,63 @@
+// The pure parts of search (docs/search.md): the words an excerpt is cut around, the excerpt
+// itself, and the cursor's round trip and refusals.
+import { describe, expect, it } from 'vitest';
+import { CommonsError } from '../../src/domain/errors.js';
+import { decodeCursor, EXCERPT_MAX, encodeCursor, excerpt, wantedTerms } from '../../src/domain/search.js';
+
+describe('wantedTerms', () => {
+  it('keeps words and phrases, drops excluded ones and `or`, lowercases', () => {
+    expect(wantedTerms('Blue "Pangolin Sings" -noise -"bad phrase" or whale,')).toEqual(['blue', 'pangolin sings', 'whale']);
+    expect(wantedTerms('-only')).toEqual([]);
+  });
+});
+
+describe('excerpt', () => {
+  it('is the whole text, whitespace folded, when it fits', () => {
+    expect(excerpt('a  b\n\nc', ['b'])).toBe('a b c');
+  });
+
+  it('cuts at most 280 characters around the first wanted word, marking the cuts', () => {
+    const text = `${'lead '.repeat(100)}target ${'tail '.repeat(100)}`;
+    const e = excerpt(text, ['target']);
+    expect(e.length).toBe(EXCERPT_MAX);
+    expect(e.startsWith('…lead')).toBe(true);
+    expect(e.endsWith('…')).toBe(true);
+    expect(e.indexOf('target')).toBeGreaterThan(40);
+    expect(e.indexOf('target')).toBeLessThan(70);
+  });
+
+  it('starts at the beginning when the word is near it, and ends unmarked at the text end', () => {
+    const start = excerpt(`target ${'x'.repeat(400)}`, ['target']);
+    expect(start.startsWith('target')).toBe(true);
+    expect(start.length).toBe(EXCERPT_MAX);
+    const end = excerpt(`${'y '.repeat(200)}target end`, ['target']);
+    expect(end.endsWith('target end')).toBe(true);
+    expect(end.length).toBeLessThanOrEqual(EXCERPT_MAX);
+  });
+});
+
+describe('cursor', () => {
+  const c = { rank: '0.0607927', at: '2026-11-23T13:00:00.123456Z', type: 'chat' as const, id: '0b6f8c2e-1d7a-4e7b-9a51-3c2d8f1e0a11' };
+  it('round-trips', () => {
+    expect(decodeCursor(encodeCursor(c))).toEqual(c);
+  });
+  it.each([
+    ['not base64 JSON', 'x'],
+    ['a wrong shape', Buffer.from('{"a":1}').toString('base64url')],
+    ['an unknown type', encodeCursor({ ...c, type: 'memory' as never })],
+    ['a time without microseconds', encodeCursor({ ...c, at: '2026-11-23T13:00:00Z' })],
+    ['a rank that is not a number', encodeCursor({ ...c, rank: 'NaN; DROP' })],
+    ['a rank no real can hold', encodeCursor({ ...c, rank: '1e999' })],
+    ['a day the calendar does not have', encodeCursor({ ...c, at: '2026-02-30T00:00:00.000000Z' })],
+    ['hour 24', encodeCursor({ ...c, at: '2026-02-28T24:00:00.000000Z' })],
+  ])('refuses %s with VALIDATION_FAILED on query.before', (_what, s) => {
+    try {
+      decodeCursor(s);
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(CommonsError);
+      expect((e as CommonsError).code).toBe('VALIDATION_FAILED');
+      expect((e as CommonsError).fields?.[0]?.path).toBe('query.before');
+    }
+  });
+});
