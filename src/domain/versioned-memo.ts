@@ -1,4 +1,4 @@
-// Values built once per version of what they show (DESIGN.md "Reads"): a serialized page of the
+// Values built once per version of what they show (DESIGN.md "Reads are built once per change"): a serialized page of the
 // chat is built when the chat changes, not per request. Node-local, on the context
 // (ctx.services.memo), so every reader of a node shares one copy and a test's context gets its own.
 

@@ -1,4 +1,4 @@
-// One operation runner (DESIGN.md "Transport"): REST routes, MCP tools, A2A skills and stream ops
+// One operation runner (DESIGN.md "One operation runner"): REST routes, MCP tools, A2A skills and stream ops
 // all run an operation the same way, in the same order: rate limit, credentials (401 for a dead
 // one, counted against the address), precheck, validation of params, query and body, handler.
 // The transports differ only in how a request arrives and how the result or error is written.

@@ -1,4 +1,4 @@
-// The lean read path (src/transport/http/fast-read.ts; DESIGN.md "Reads"): a GET whose page is
+// The lean read path (src/transport/http/fast-read.ts; DESIGN.md "Reads are built once per change"): a GET whose page is
 // already serialized is answered inside the request callback. It must answer exactly what the
 // general pipeline answers, and hand everything it cannot decide at once to that pipeline.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

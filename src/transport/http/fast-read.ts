@@ -1,4 +1,4 @@
-// The lean read path (DESIGN.md "Reads"; DECISIONS.md "Lists"): a GET of an open route whose page
+// The lean read path (DESIGN.md "Reads are built once per change"; DECISIONS.md "Lists"): a GET of an open route whose page
 // is already serialized (a route's `cached` hook) is answered inside the socket library's request
 // callback, without a promise, a timer or a copy of the page: the caller is known without waiting
 // (no credential: a guest from the reserved block; a member token this node verified within
