@@ -14,6 +14,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import WebSocket from 'ws';
 import { ask, cpuSeconds, median, now, type Proc, pct, rssBytes, sleep, startCommons, startRole, table } from './lib/procs.js';
+import { quantileMs, readHistogram } from './lib/prom.js';
 
 export interface FanoutOptions {
   ns: number[];
@@ -39,6 +40,10 @@ export interface FanoutRow {
   half_server_cpu: number;
   p50_ms: number;
   p99_ms: number;
+  /** The project only, during the half-rate phase, from its /metrics: where a message's time goes
+   * (p50 / p99 upper bucket bounds, ms): its group commit, and its wait in the fan-out queue. */
+  commit_ms?: [number | null, number | null];
+  fanout_wait_ms?: [number | null, number | null];
 }
 
 export interface IdleRow {
@@ -120,6 +125,15 @@ async function measure(server: Server, opts: FanoutOptions, n: number, round: nu
 
     // Half of the saturated message rate, open loop, for latency.
     const rate = Math.max(1, msgs / 2);
+    const own = server === 'commons';
+    const hist = async () =>
+      own
+        ? {
+            commit: await readHistogram(proc.port, 'commons_chat_commit_seconds'),
+            wait: await readHistogram(proc.port, 'commons_fanout_wait_seconds'),
+          }
+        : null;
+    const h0 = await hist();
     await ask(subs, { cmd: 'start' }, 'started');
     const cpu1 = cpuSeconds(proc.pid);
     const t1 = now();
@@ -132,6 +146,14 @@ async function measure(server: Server, opts: FanoutOptions, n: number, round: nu
     clearInterval(timer);
     await sleep(500);
     const half = await ask<{ delivered: number; lat: number[] }>(subs, { cmd: 'stop' }, 'delivered');
+    const h1 = await hist();
+    const split =
+      h0 && h1
+        ? {
+            commit_ms: [quantileMs(h0.commit, h1.commit, 0.5), quantileMs(h0.commit, h1.commit, 0.99)] as [number | null, number | null],
+            fanout_wait_ms: [quantileMs(h0.wait, h1.wait, 0.5), quantileMs(h0.wait, h1.wait, 0.99)] as [number | null, number | null],
+          }
+        : {};
     const halfCpu = (cpuSeconds(proc.pid) - cpu1) / ((now() - t1) / 1000);
     const clientCpu = sat.cpu_ms / sat.wall_ms;
     return {
@@ -147,6 +169,7 @@ async function measure(server: Server, opts: FanoutOptions, n: number, round: nu
       half_server_cpu: Number(halfCpu.toFixed(2)),
       p50_ms: Number(pct(half.lat, 50).toFixed(1)),
       p99_ms: Number(pct(half.lat, 99).toFixed(1)),
+      ...split,
     };
   } finally {
     pub.close();
@@ -229,6 +252,12 @@ function summarize(rows: FanoutRow[], idleRows: IdleRow[]): string {
         'p50 ms @half': med(s, n, 'p50_ms'),
         'p99 ms @half': med(s, n, 'p99_ms'),
       });
+    }
+    for (const r of rows.filter((x) => x.server === 'commons' && x.n === n && x.commit_ms)) {
+      const f = (v: [number | null, number | null] | undefined) => (v ? v.map((x) => (x === null ? '-' : `<=${x}`)).join(' / ') : '-');
+      out.push(
+        `N=${n} round ${r.round}, commons at half rate, where the time goes (p50 / p99 ms, bucket bounds): group commit ${f(r.commit_ms)}, fan-out queue wait ${f(r.fanout_wait_ms)}`,
+      );
     }
     const c = med('commons', n, 'deliveries_per_s');
     out.push(

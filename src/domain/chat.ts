@@ -23,7 +23,11 @@ export async function openChatRoom(ctx: Ctx): Promise<ChatRoom> {
   const room = new ChatRoom(ctx);
   await room.start();
   ctx.services.chatRoom = room;
-  ctx.services.chatPosts = new GroupCommit((batch) => store.insertMessages(ctx.sql, batch));
+  ctx.services.chatPosts = new GroupCommit(
+    (batch) => store.insertMessages(ctx.sql, batch),
+    500,
+    (s) => ctx.metrics.chatCommitSeconds.observe(s),
+  );
   return room;
 }
 

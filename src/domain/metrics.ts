@@ -12,6 +12,10 @@ export interface CounterLike {
   inc(n?: number): void;
 }
 
+export interface ObserverLike {
+  observe(value: number): void;
+}
+
 /** The schedulers that count their ticks (a signal tick, a task-deadline pass, a deposit-verifier pass). */
 export type SchedulerName = 'signal' | 'task_deadlines' | 'deposit_verifier';
 
@@ -28,11 +32,16 @@ export interface Metrics {
    * registrations refused with POW_REQUIRED. */
   registerDifficulty: GaugeLike;
   powRefused: CounterLike;
+  /** Where a chat message's delivery time goes (BENCHMARKS.md "Fan-out"): how long each group
+   * commit of chat posts took, and how long each event waited in the fan-out queue (0 when it went
+   * out at once). */
+  chatCommitSeconds: ObserverLike;
+  fanoutWaitSeconds: ObserverLike;
   /** The exposition (Prometheus text format) and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
 
-const noop = { inc() {}, dec() {}, set() {} };
+const noop = { inc() {}, dec() {}, set() {}, observe() {} };
 
 /** For contexts built without a transport (unit tests of domain code). */
 export const noMetrics: Metrics = {
@@ -42,6 +51,8 @@ export const noMetrics: Metrics = {
   schedulerTicks: noop,
   registerDifficulty: noop,
   powRefused: noop,
+  chatCommitSeconds: noop,
+  fanoutWaitSeconds: noop,
   render: async () => ({ contentType: 'text/plain; version=0.0.4; charset=utf-8', body: '' }),
 };
 

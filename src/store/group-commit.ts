@@ -28,6 +28,8 @@ export class GroupCommit<I, O> {
   constructor(
     private readonly commit: CommitFn<I, O>,
     private readonly maxBatch = 500,
+    /** Told how long each commit took, in seconds (a metric). */
+    private readonly timed: (seconds: number) => void = () => {},
   ) {}
 
   submit(input: I): Promise<O> {
@@ -43,7 +45,9 @@ export class GroupCommit<I, O> {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, this.maxBatch);
         try {
+          const t = performance.now();
           const out = await this.commit(batch.map((p) => p.input));
+          this.timed((performance.now() - t) / 1000);
           if (out.length !== batch.length) throw new Error(`group commit returned ${out.length} results for ${batch.length} writes`);
           this.count(batch.length);
           for (let i = 0; i < batch.length; i++) (batch[i] as Pending<I, O>).ok(out[i] as O);

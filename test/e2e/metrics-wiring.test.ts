@@ -26,6 +26,23 @@ const ticks = (text: string, scheduler: string) => sampleOf(text, `commons_sched
 const until = (pred: () => Promise<boolean>, ms = 5000) => waitFor(pred, ms, 'the metric');
 
 describe('metrics from the running parts', () => {
+  it('times each chat group commit and the wait of each event in the fan-out queue', async () => {
+    const before = await scrape();
+    const commits = sample(before, 'commons_chat_commit_seconds_count');
+    const waits = sample(before, 'commons_fanout_wait_seconds_count');
+    const c = await StreamClient.open(s.url);
+    await c.request('subscribe', { topic: 'chat' });
+    expect((await s.call('POST', '/api/v1/chat', { body: { body: 'timed' } })).status).toBe(200);
+    await c.next((f) => f.op === 'event' && f.topic === 'chat');
+    const after = await scrape();
+    expect(sample(after, 'commons_chat_commit_seconds_count')).toBe((commits ?? 0) + 1);
+    // Each event published to the stream is observed once, whatever its topic (chat, and the
+    // presence or signal events of other tests in this server).
+    expect(sample(after, 'commons_fanout_wait_seconds_count')).toBeGreaterThan(waits ?? 0);
+    expect(sample(after, 'commons_chat_commit_seconds_sum')).toBeGreaterThan(sample(before, 'commons_chat_commit_seconds_sum') ?? 0);
+    c.close();
+  });
+
   it('counts open WebSocket sessions up on open and down on close', async () => {
     const base = sample(await scrape(), 'commons_ws_sessions');
     const clients = await Promise.all([StreamClient.open(s.url), StreamClient.open(s.url, { msgpack: true }), StreamClient.open(s.url)]);

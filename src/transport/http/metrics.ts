@@ -19,6 +19,8 @@ export class PromMetrics implements Metrics {
   readonly schedulerTicks: Counter<'scheduler'>;
   readonly registerDifficulty: Gauge;
   readonly powRefused: Counter;
+  readonly chatCommitSeconds: Histogram;
+  readonly fanoutWaitSeconds: Histogram;
 
   constructor(sql: Sql) {
     const registers = [this.registry];
@@ -58,6 +60,19 @@ export class PromMetrics implements Metrics {
     this.powRefused = new Counter({
       name: 'commons_register_pow_refused_total',
       help: 'Registrations refused with POW_REQUIRED (no, wrong, expired or reused proof)',
+      registers,
+    });
+    const fine = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.015, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+    this.chatCommitSeconds = new Histogram({
+      name: 'commons_chat_commit_seconds',
+      help: 'Time of one group commit of chat posts (the statement, until durable)',
+      buckets: fine,
+      registers,
+    });
+    this.fanoutWaitSeconds = new Histogram({
+      name: 'commons_fanout_wait_seconds',
+      help: 'Time a stream event waited in the fan-out queue before its publish burst (0 when idle)',
+      buckets: [0, ...fine],
       registers,
     });
     const dbErrors = this.dbErrors;

@@ -28,7 +28,8 @@ export class Fanout {
   private readonly stops: (() => void)[] = [];
   /** Sessions replaying a topic: events published meanwhile are kept for them until they join the uWS topic. */
   private readonly replayers = new Map<string, Set<Session>>();
-  private queue: [string, BusMessage][] = [];
+  /** Waiting events with the time they arrived. */
+  private queue: [string, BusMessage, number][] = [];
   private timer: NodeJS.Timeout | null = null;
   private lastFlush = 0;
   private hold = HOLD_MS;
@@ -42,6 +43,8 @@ export class Fanout {
     private readonly app: TemplatedApp,
     bus: Bus,
     private readonly feeds: FeedRegistry,
+    /** Told how long each event waited before its burst, in seconds (a metric). */
+    private readonly waited: (seconds: number) => void = () => {},
   ) {
     for (const topic of TOPICS) {
       const feed = feeds[topic];
@@ -62,10 +65,11 @@ export class Fanout {
   broadcast(topic: string, e: BusMessage): void {
     if (this.idle) {
       this.began();
+      this.waited(0);
       this.publish(topic, e);
       return;
     }
-    this.queue.push([topic, e]);
+    this.queue.push([topic, e, performance.now()]);
     this.timer ??= setTimeout(() => this.flush(), Math.max(1, this.lastFlush + this.hold - performance.now()));
   }
 
@@ -96,7 +100,11 @@ export class Fanout {
     const q = this.queue;
     this.queue = [];
     this.began();
-    for (const [topic, e] of q) this.publish(topic, e);
+    const now = performance.now();
+    for (const [topic, e, at] of q) {
+      this.waited((now - at) / 1000);
+      this.publish(topic, e);
+    }
   }
 
   private publish(topic: string, e: BusMessage): void {

@@ -54,7 +54,7 @@ export const SESSIONS_PER_ADDRESS = 64;
 export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
   const { ctx } = deps;
   const sockets = new Set<Socket>();
-  const fanout = new Fanout(app, ctx.bus, deps.feeds);
+  const fanout = new Fanout(app, ctx.bus, deps.feeds, (s) => ctx.metrics.fanoutWaitSeconds.observe(s));
   const env: DispatchEnv = { ctx, guests: deps.guests, ops: deps.ops, fanout, limits: deps.limits };
   let closing = false;
   const perAddress = new Map<string, number>();
