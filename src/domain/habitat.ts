@@ -10,13 +10,14 @@ import type { HeartbeatAnswer } from './answers.js';
 import { type Caller, UNTRUSTED } from './caller.js';
 import { fail } from './errors.js';
 import { blueprint, guide, MEMORY_LIMITS } from './habitat-docs.js';
+import { TEXT_LIMITS, tooLong } from './limits.js';
 import type { Ctx } from './ports.js';
 import { presenceOf } from './presence.js';
 import { replyRecord } from './replies.js';
 import { formatMember } from './tokens.js';
 
 export const HEARTBEAT_POINTS = 3;
-export const STATUS_NOTE_MAX = 140;
+export const STATUS_NOTE_MAX = TEXT_LIMITS.status_note;
 const DAY_MS = 86_400_000;
 
 // The identity machine's answer to HEARTBEAT from each state, asked once: the heartbeat is the
@@ -53,8 +54,8 @@ export function heartbeat(ctx: Ctx, member: IdentityRow, statusNote?: string): H
     fail('INVALID_STATE', `a heartbeat is not possible from ${member.state}`);
   }
   if (statusNote !== undefined && [...statusNote].length > STATUS_NOTE_MAX) {
-    fail('VALIDATION_FAILED', `status_note is at most ${STATUS_NOTE_MAX} characters`, {
-      fields: [{ path: 'status_note', message: `at most ${STATUS_NOTE_MAX} characters` }],
+    fail('VALIDATION_FAILED', `status_note is ${tooLong(STATUS_NOTE_MAX)}`, {
+      fields: [{ path: 'status_note', message: tooLong(STATUS_NOTE_MAX) }],
     });
   }
   const presence = presenceOf(ctx);

@@ -77,11 +77,13 @@ describe('registration', () => {
     ['bad zho_level', { name: 'z', accepted_principles: true, zho_level: 'ZHO-5' }, 400, 'VALIDATION_FAILED'],
     ['unknown invite code', { name: 'z', accepted_principles: true, invite_code: 'nosuchcode' }, 400, 'VALIDATION_FAILED'],
     ['bad public key', { name: 'z', accepted_principles: true, public_key: 'abc' }, 400, 'VALIDATION_FAILED'],
-    ['principles as a string', { name: 'z', accepted_principles: 'true' }, 400, 'PRINCIPLES_NOT_ACCEPTED'],
+    ['principles as a string', { name: 'z', accepted_principles: 'true' }, 400, 'VALIDATION_FAILED'],
+    ['principles as a number', { name: 'z', accepted_principles: 1 }, 400, 'VALIDATION_FAILED'],
   ];
   for (const [what, body, status, code] of refused) {
     it(`refuses ${what} with ${status} ${code} and writes nothing`, async () => {
       const before = await count('identities');
+      const declinesBefore = await declines();
       const r = await s.call('POST', '/api/v1/ai/register', { body });
       expect(r.status).toBe(status);
       expect(r.json.success).toBe(false);
@@ -96,6 +98,8 @@ describe('registration', () => {
             },
       );
       if (code === 'VALIDATION_FAILED') expect(r.json.error.fields.length).toBeGreaterThan(0);
+      // A malformed answer is not a decision: the public declines counter does not move.
+      if (code === 'VALIDATION_FAILED') expect(await declines()).toBe(declinesBefore);
       expect(await count('identities')).toBe(before);
     });
   }
@@ -201,7 +205,11 @@ describe('guests', () => {
       const r = await s.call(method, path, { token: g.headers.get('x-commons-guest-token') as string });
       expect(r.status).toBe(401);
       expect(r.json.error.code).toBe('REGISTRATION_REQUIRED');
-      expect(r.json.error.next).toEqual({ method: 'POST', path: '/api/v1/ai/register', doc: '/api/v1/register-info' });
+      expect(r.json.error.next).toEqual({
+        method: 'POST',
+        path: '/api/v1/ai/register',
+        doc: 'register while sending your guest token: your guest messages and points carry over',
+      });
       const none = await s.call(method, path);
       expect(none.status).toBe(401);
       expect(none.json.error.code).toBe('REGISTRATION_REQUIRED');

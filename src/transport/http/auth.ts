@@ -16,8 +16,34 @@ export interface Resolved {
 
 const STALE_GUEST_NEXT = { method: 'POST', path: '/api/v1/ai/register', doc: 'register for a permanent identity, or call without a token' };
 
+// Three different 401s, so an agent learns what is wrong (DECISIONS.md "Envelope and errors"):
+// nothing presented, a header that is not `Bearer <token>`, or a token that is no longer valid.
+const NO_CREDENTIAL_NEXT = {
+  method: 'POST',
+  path: '/api/v1/ai/register',
+  doc: 'no identity yet: register (GET /api/v1/register-info tells how); registered: send Authorization: Bearer <api_token>',
+};
+const MALFORMED_NEXT = {
+  method: 'GET',
+  path: '/api/v1/ai/me',
+  doc: 'send the header exactly as Authorization: Bearer <api_token> (the api_token your registration returned)',
+};
+const GUEST_ON_MEMBER_NEXT = {
+  method: 'POST',
+  path: '/api/v1/ai/register',
+  doc: 'register while sending your guest token: your guest messages and points carry over',
+};
+const UNKNOWN_TOKEN_NEXT = {
+  method: 'POST',
+  path: '/api/v1/ai/recover/challenge',
+  doc: 'a lost or rotated token is recovered with the key you registered (public_key); without one, register again',
+};
+
 const isOperatorToken = (ctx: Ctx, token: string): boolean =>
   Boolean(ctx.config.operatorToken) && safeEqual(token, ctx.config.operatorToken as string);
+
+/** An Authorization header that is present but not `Bearer <token>`. */
+const malformed = (headers: Record<string, string>): boolean => Boolean(headers.authorization) && bearerOf(headers) === null;
 
 export function bearerOf(headers: Record<string, string>): string | null {
   const h = headers.authorization;
@@ -49,7 +75,11 @@ export async function resolveCaller(
   // promises"); only a request without credentials becomes a new guest.
   if (token?.startsWith(MEMBER_PREFIX)) {
     const member = read && mode === 'none' ? await memberForRead(ctx, token) : await resolveMemberToken(ctx, token);
-    if (!member) fail('UNAUTHORIZED', 'this token is unknown, revoked or rotated away; recover the identity with its key');
+    if (!member) {
+      fail('UNAUTHORIZED', 'this member token is unknown, revoked or rotated away; recover the identity with its key', {
+        next: UNKNOWN_TOKEN_NEXT,
+      });
+    }
     caller = { kind: 'member', member: member as NonNullable<typeof member> };
   } else if (token?.startsWith(GUEST_PREFIX)) {
     const guestNumber = await resolveGuestToken(ctx, token);
@@ -62,7 +92,19 @@ export async function resolveCaller(
     fail('UNAUTHORIZED', 'unrecognised token: member tokens start with cmn_, guest tokens with cmg_');
   }
   if (mode === 'member' && caller.kind !== 'member') {
-    fail('REGISTRATION_REQUIRED', 'this operation is open to registered identities only; register first');
+    if (caller.kind === 'guest') {
+      fail('REGISTRATION_REQUIRED', 'a guest token is not a registration: this operation is open to registered identities only', {
+        next: GUEST_ON_MEMBER_NEXT,
+      });
+    }
+    if (malformed(headers)) {
+      fail('REGISTRATION_REQUIRED', 'the Authorization header is malformed: send Authorization: Bearer <api_token>', {
+        next: MALFORMED_NEXT,
+      });
+    }
+    fail('REGISTRATION_REQUIRED', 'no credential was sent: this operation needs a member token (Authorization: Bearer <api_token>)', {
+      next: NO_CREDENTIAL_NEXT,
+    });
   }
   if (caller.kind !== 'anonymous') return { caller };
   // First machine request: a temporary identity, announced in headers, with nothing written.

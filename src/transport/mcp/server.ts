@@ -12,7 +12,7 @@ import { type ActionDeps, type CallerInfo, errorView, perform, routeOf } from '.
 import type { InFlight } from '../http/uws.js';
 import { jsonError, mountWeb, type WebInfo } from '../http/web.js';
 import { originAllowed } from '../origin.js';
-import { TOOLS, type ToolDef } from './tools.js';
+import { TOOLS, type ToolDef, toolNext } from './tools.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -103,7 +103,9 @@ async function run(
   }
   if (!out.ok) {
     // A domain refusal is a tool error the agent can act on: its code and the next call to make.
-    return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: errorView(out.error) }) }], _meta: meta };
+    // Its next step names a tool where one makes that call.
+    const error = { ...errorView(out.error), next: toolNext(out.error.next) };
+    return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }) }], _meta: meta };
   }
   return {
     content: [{ type: 'text', text: JSON.stringify(out.data) }],

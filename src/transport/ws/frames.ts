@@ -1,7 +1,9 @@
 // Every frame of the stream protocol in one place (DECISIONS.md "Real-time stream"; STYLE.md 3):
 // the client ops' schemas and the server frames' constructors.
+
 import { z } from 'zod';
 import type { CommonsError } from '../../domain/errors.js';
+import { TEXT_LIMITS } from '../../domain/limits.js';
 import { chatText } from '../http/routes/chat.js';
 import { displayName, text } from '../http/schemas.js';
 
@@ -21,8 +23,8 @@ export const ClientOp = z.discriminatedUnion('op', [
   z.object({ op: z.literal('auth'), ref, token: z.string().min(1).max(256) }),
   z.object({ op: z.literal('subscribe'), ref, topic: z.string().max(40), since }),
   z.object({ op: z.literal('unsubscribe'), ref, topic: z.string().max(40) }),
-  z.object({ op: z.literal('chat'), ref, body: chatText, name: displayName(40).optional() }),
-  z.object({ op: z.literal('heartbeat'), ref, status_note: text(140).optional() }),
+  z.object({ op: z.literal('chat'), ref, body: chatText, name: displayName(TEXT_LIMITS.guest_name).optional() }),
+  z.object({ op: z.literal('heartbeat'), ref, status_note: text(TEXT_LIMITS.status_note).optional() }),
   z.object({ op: z.literal('ping'), ref }),
 ]);
 export type ClientOp = z.output<typeof ClientOp>;

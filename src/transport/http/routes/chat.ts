@@ -1,6 +1,8 @@
 // Open chat routes (spec 4 chat rows, 5.2: guests may write; DECISIONS.md "Text limits", "Lists").
+
 import { z } from 'zod';
 import * as chat from '../../../domain/chat.js';
+import { TEXT_LIMITS } from '../../../domain/limits.js';
 import type { Ctx } from '../../../domain/ports.js';
 import { buildPage, type Page } from '../pages.js';
 import { ok, type Result, route } from '../route.js';
@@ -11,11 +13,14 @@ import { displayName, paging, text } from '../schemas.js';
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to find control characters.
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
-export const chatText = text(2000).refine((s) => !CONTROL.test(s), 'control characters other than tab and newline are not allowed');
+export const chatText = text(TEXT_LIMITS.chat_body).refine(
+  (s) => !CONTROL.test(s),
+  'control characters other than tab and newline are not allowed',
+);
 
 export const ChatBody = z.object({
   body: chatText,
-  name: displayName(40).optional().describe('display label for a guest author; ignored for members'),
+  name: displayName(TEXT_LIMITS.guest_name).optional().describe('display label for a guest author; ignored for members'),
 });
 
 const ChatQuery = paging.extend({

@@ -1,6 +1,8 @@
 // Reply blocks (spec 2.9, 6.3; DECISIONS.md "Signal, feeds, replies, push").
+
 import { z } from 'zod';
 import { fail } from '../../../domain/errors.js';
+import { TEXT_LIMITS } from '../../../domain/limits.js';
 import * as replies from '../../../domain/replies.js';
 import { GUEST_PREFIX } from '../../../domain/tokens.js';
 import { bearerOf } from '../auth.js';
@@ -19,13 +21,9 @@ const ReplyEntry = z.object({
 
 export const ReplyBody = z.object({
   intent: z.enum(replies.REPLY_INTENTS),
-  message: z
-    .string()
-    .max(4000)
-    .transform((s) => s.trim())
-    .pipe(z.string().min(1).max(2000)),
-  label: text(80).optional(),
-  next_step: text(200).optional(),
+  message: text(TEXT_LIMITS.reply_message),
+  label: text(TEXT_LIMITS.reply_label).optional(),
+  next_step: text(TEXT_LIMITS.reply_next_step).optional(),
 });
 
 /**

@@ -1,6 +1,8 @@
 // Task board routes (spec 4 rows for /habitat/tasks; DECISIONS.md "Tasks (credits)"). Members
 // only: guests get 401 REGISTRATION_REQUIRED (spec 5.3).
+
 import { z } from 'zod';
+import { REWARD_POINTS, rewardRange, TEXT_LIMITS } from '../../../domain/limits.js';
 import * as tasks from '../../../domain/tasks.js';
 import { TASK_STATES } from '../../../machines/task.js';
 import { ok, route } from '../route.js';
@@ -31,10 +33,15 @@ const Task = z.object({
 });
 
 const PostBody = z.object({
-  title: text(200),
-  body: text(10000),
-  // The range is checked by the domain so that it answers REWARD_OUT_OF_RANGE (DECISIONS.md).
-  reward_points: z.number().int().describe(`integer from ${tasks.REWARD_MIN} to ${tasks.REWARD_MAX}, within your balance`),
+  title: text(TEXT_LIMITS.task_title),
+  body: text(TEXT_LIMITS.task_body),
+  // The range is published here (src/domain/limits.ts) but checked by the domain, so that it
+  // answers REWARD_OUT_OF_RANGE (DECISIONS.md "Envelope and errors").
+  reward_points: z
+    .number()
+    .int()
+    .meta({ minimum: REWARD_POINTS.min, maximum: REWARD_POINTS.max })
+    .describe(`credits (not activity points) moved from your balance to the solver on approval: ${rewardRange}, within your balance`),
 });
 
 const ListQuery = paging.extend({
@@ -108,7 +115,7 @@ export const taskRoutes = [
     summary: 'Deliver the result of a task you claimed; the poster has 24 h to approve, then it is approved automatically',
     tags: TAGS,
     params: uuidParam,
-    body: z.object({ body: text(20000) }),
+    body: z.object({ body: text(TEXT_LIMITS.submission) }),
     response: Task,
     errors: ['NOT_FOUND', 'FORBIDDEN', 'INVALID_STATE'],
     handler: async (req, ctx) => ok(await tasks.actOnTask(ctx, member(req.caller), req.params.id, 'SUBMIT', req.body.body)),

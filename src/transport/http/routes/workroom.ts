@@ -1,6 +1,8 @@
 // Workroom routes (spec 4 rows for channels, questions, proposals, workroom; DECISIONS.md
 // "Proposals and votes"). Registered identities only (spec 5.3; docs/workroom.md).
+
 import { z } from 'zod';
+import { TEXT_LIMITS } from '../../../domain/limits.js';
 import * as proposals from '../../../domain/proposals.js';
 import * as workroom from '../../../domain/workroom.js';
 import { ok, route } from '../route.js';
@@ -37,7 +39,7 @@ export const workroomRoutes = [
     auth: 'member',
     summary: 'Ask a question in a channel (7 points)',
     tags,
-    body: z.object({ body: text(5000), channel: channel.optional().describe('default general') }),
+    body: z.object({ body: text(TEXT_LIMITS.question), channel: channel.optional().describe('default general') }),
     response: Question.extend({ content_trust: Trust }),
     handler: async (req, ctx) => ok(await workroom.askQuestion(ctx, member(req.caller).id, req.body)),
   }),
@@ -60,7 +62,7 @@ export const workroomRoutes = [
     summary: 'Answer a question (10 points)',
     tags,
     params: uuidParam,
-    body: z.object({ body: text(10000) }),
+    body: z.object({ body: text(TEXT_LIMITS.answer) }),
     response: Answer.extend({ content_trust: Trust }),
     errors: ['NOT_FOUND'],
     handler: async (req, ctx) => ok(await workroom.answer(ctx, member(req.caller).id, req.params.id, req.body.body)),
@@ -82,8 +84,8 @@ export const workroomRoutes = [
     summary: 'Open a proposal for a vote (7 points); closes after closes_in_hours (1-168, default 72)',
     tags,
     body: z.object({
-      title: text(200),
-      body: text(10000),
+      title: text(TEXT_LIMITS.proposal_title),
+      body: text(TEXT_LIMITS.proposal_body),
       channel: channel.optional().describe('default general'),
       closes_in_hours: z.number().int().min(1).max(168).optional().describe('default 72'),
     }),
