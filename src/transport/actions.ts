@@ -54,7 +54,11 @@ export async function perform(deps: ActionDeps, call: RestCall, who: CallerInfo)
   let issued: { number: string; token: string } | undefined;
   try {
     if (deps.limits) await deps.limits.enforce({ method: route.method, path: route.path, headers: who.headers, ip: who.ip }, route, {});
-    const resolved = await resolveCaller(ctx, deps.guests, who.headers, route.auth).catch(async (err: unknown) => {
+    const resolved = await resolveCaller(ctx, deps.guests, who.headers, route.auth, {
+      read: route.method === 'GET',
+      address: who.ip,
+      ...(route.issuesGuest === false ? { issueGuest: false } : {}),
+    }).catch(async (err: unknown) => {
       if (err instanceof CommonsError && err.code === 'UNAUTHORIZED') {
         await deps.limits?.countFailedToken({ method: route.method, path: route.path, headers: who.headers, ip: who.ip });
       }

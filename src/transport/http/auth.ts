@@ -1,7 +1,7 @@
 // Resolves the caller from the credentials a request presents (spec 5; DECISIONS.md).
 import type { Caller } from '../../domain/caller.js';
 import { fail } from '../../domain/errors.js';
-import { type GuestIssuer, resolveGuestToken } from '../../domain/guests.js';
+import { type GuestIssuer, ownGuest, resolveGuest } from '../../domain/guests.js';
 import { resolveMemberToken } from '../../domain/identity.js';
 import type { Ctx } from '../../domain/ports.js';
 import { memberForRead } from '../../domain/token-cache.js';
@@ -52,15 +52,25 @@ export function bearerOf(headers: Record<string, string>): string | null {
   return m ? (m[1] as string) : null;
 }
 
-/** `read`: a GET on an open route, which may take the cached token resolution (src/domain/token-cache.ts);
- * writes and member routes always ask the database. */
+export interface ResolveOpts {
+  /** A GET on an open route: it may take the cached token resolution (src/domain/token-cache.ts),
+   * and an anonymous caller gets the provisional guest of its address instead of a number of its
+   * own (src/domain/guests.ts). Writes and member routes always ask the database. */
+  read?: boolean;
+  /** The client address (provisional guests are shared per address). */
+  address?: string;
+  /** false: an anonymous caller stays anonymous (registration needs no guest). */
+  issueGuest?: boolean;
+}
+
 export async function resolveCaller(
   ctx: Ctx,
   guests: GuestIssuer,
   headers: Record<string, string>,
   mode: AuthMode,
-  read = false,
+  opts: ResolveOpts = {},
 ): Promise<Resolved> {
+  const read = opts.read ?? false;
   const bearer = bearerOf(headers);
   if (mode === 'operator') {
     const expected = ctx.config.operatorToken;
@@ -82,10 +92,15 @@ export async function resolveCaller(
     }
     caller = { kind: 'member', member: member as NonNullable<typeof member> };
   } else if (token?.startsWith(GUEST_PREFIX)) {
-    const guestNumber = await resolveGuestToken(ctx, token);
-    if (guestNumber === null)
-      fail('UNAUTHORIZED', 'this guest token is unknown or expired; send no token for a new guest', { next: STALE_GUEST_NEXT });
-    caller = { kind: 'guest', guestNumber: guestNumber as number };
+    const g = await resolveGuest(ctx, token);
+    if (g === null)
+      return fail('UNAUTHORIZED', 'this guest token is unknown or expired; send no token for a new guest', { next: STALE_GUEST_NEXT });
+    if (g.provisional && !read && mode === 'none') {
+      // The first write with a shared provisional number: the guest's own number, in the same headers.
+      const own = await ownGuest(ctx, guests, g.guestNumber);
+      return { caller: { kind: 'guest', guestNumber: own.guestNumber }, issued: { number: own.number, token: own.token } };
+    }
+    caller = { kind: 'guest', guestNumber: g.guestNumber };
   } else if (token && (mode === 'member' || !isOperatorToken(ctx, token))) {
     // The operator token is a known credential where anyone may call (/metrics reads it;
     // DECISIONS.md "Operator"), never a member's.
@@ -106,8 +121,9 @@ export async function resolveCaller(
       next: NO_CREDENTIAL_NEXT,
     });
   }
-  if (caller.kind !== 'anonymous') return { caller };
-  // First machine request: a temporary identity, announced in headers, with nothing written.
-  const g = await guests.issue();
+  if (caller.kind !== 'anonymous' || opts.issueGuest === false) return { caller };
+  // First machine request: a temporary identity, announced in headers, with nothing written. A
+  // read shares its address's provisional number; a write gets a number of its own.
+  const g = read ? await guests.provisional(opts.address ?? '') : await guests.issue();
   return { caller: { kind: 'guest', guestNumber: g.guestNumber }, issued: { number: g.number, token: g.token } };
 }

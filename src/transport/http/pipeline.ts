@@ -101,7 +101,11 @@ function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: Ra
       const r = m.route;
       const json = r.body ? parseBody(raw) : undefined;
       const read = raw.method === 'GET' || raw.method === 'HEAD';
-      const { caller, issued } = await resolveCaller(ctx, guests, raw.headers, r.auth, read).catch(async (err: unknown) => {
+      const { caller, issued } = await resolveCaller(ctx, guests, raw.headers, r.auth, {
+        read,
+        address: raw.ip,
+        ...(r.issuesGuest === false ? { issueGuest: false } : {}),
+      }).catch(async (err: unknown) => {
         if (err instanceof CommonsError && err.code === 'UNAUTHORIZED') await limits?.countFailedToken(raw);
         throw err;
       });

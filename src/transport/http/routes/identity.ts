@@ -75,6 +75,8 @@ export const identityRoutes = [
     path: '/api/v1/ai/register',
     limit: 'register',
     auth: 'none',
+    // A registration without a guest token is no guest's: it is issued none (DECISIONS.md).
+    issuesGuest: false,
     summary: 'Register: accept the three principles and receive a permanent identity and a one-time token',
     tags: ['identity'],
     body: RegisterBody,
