@@ -4,7 +4,7 @@ import { identityNext } from '../machines/identity.js';
 import { ONLINE_WINDOW_MS } from '../machines/presence.js';
 import { becomeResident, claimHeartbeatDay, countResidents, latestPresence } from '../store/habitat.js';
 import { findById, type IdentityRow } from '../store/identities.js';
-import { addPoints } from '../store/points.js';
+import { addPoints, vestInvite } from '../store/points.js';
 import { commonsCounts } from '../store/stats.js';
 import type { HeartbeatAnswer } from './answers.js';
 import { type Caller, UNTRUSTED } from './caller.js';
@@ -76,6 +76,8 @@ async function firstOfDay(ctx: Ctx, member: IdentityRow, statusNote: string | un
     const isoDay = new Date(day * DAY_MS).toISOString().slice(0, 10);
     if (!(await claimHeartbeatDay(tx, member.id, isoDay, at))) return 0;
     await addPoints(tx, { identityId: member.id }, 'heartbeat', HEARTBEAT_POINTS, isoDay);
+    // A new resident day may vest the introduction that brought this member here.
+    if (member.invited_by !== null) await vestInvite(tx, member.id, at);
     return HEARTBEAT_POINTS;
   });
   presence.markCredited(member.id, day);
