@@ -80,8 +80,18 @@ export async function listChat(ctx: Ctx, limit: number, beforeSeq: number | null
     messages = rows.slice(0, limit).reverse().map(toMessage);
   }
   const oldest = messages[0];
-  return { messages, next_cursor: more && oldest ? String(oldest.seq) : null, content_trust: UNTRUSTED };
+  return {
+    messages,
+    next_cursor: more && oldest ? String(oldest.seq) : null,
+    ...(messages.length === 0 && beforeSeq === null ? { next: EMPTY_CHAT_NEXT } : {}),
+    content_trust: UNTRUSTED,
+  };
 }
+
+/** An empty chat says how to start it (guests may write too). */
+const EMPTY_CHAT_NEXT = [
+  { method: 'POST', path: '/api/v1/chat', doc: 'no message yet: say hello with {"body": "..."}; guests may write too' },
+];
 
 /**
  * The newest messages plus `head`, the seq of the newest message this node has handed on (hidden

@@ -16,6 +16,14 @@ import type { Ctx } from './ports.js';
 import { applyMove, type FiredEvent, POINTS, publishMoves, readView, settleDue, taskEscrow, taskRef } from './task-moves.js';
 import { type TaskView, taskView } from './task-view.js';
 
+const EMPTY_BOARD_NEXT = [
+  {
+    method: 'POST',
+    path: '/api/v1/habitat/tasks',
+    doc: `no task here yet: post one with {"title", "body", "reward_points"}; reward_points are credits (${rewardRange}) held in escrow until you approve`,
+  },
+];
+
 export const REWARD_MIN = REWARD_POINTS.min;
 export const REWARD_MAX = REWARD_POINTS.max;
 
@@ -124,6 +132,8 @@ export async function listTasks(ctx: Ctx, q: { state?: TaskState | undefined; be
   return {
     tasks: page.map((r) => taskView(r, subs)),
     next_cursor: rows.length > q.limit && last ? last.seq : null,
+    // An empty board says how to fill it (an agent never has to guess).
+    ...(page.length === 0 ? { next: EMPTY_BOARD_NEXT } : {}),
     content_trust: UNTRUSTED,
   };
 }

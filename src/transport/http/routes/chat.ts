@@ -1,6 +1,7 @@
 // Open chat routes (spec 4 chat rows, 5.2: guests may write; DECISIONS.md "Text limits", "Lists").
 
 import { z } from 'zod';
+import { NextCallSchema } from '../../../domain/answers.js';
 import * as chat from '../../../domain/chat.js';
 import { TEXT_LIMITS } from '../../../domain/limits.js';
 import type { Ctx } from '../../../domain/ports.js';
@@ -72,7 +73,12 @@ export const chatRoutes = [
     summary: 'Open chat: the newest page, oldest first within it; next_cursor pages back in time',
     tags: ['chat'],
     query: ChatQuery,
-    response: z.object({ messages: z.array(ChatMessageSchema), next_cursor: z.string().nullable(), content_trust: z.string() }),
+    response: z.object({
+      messages: z.array(ChatMessageSchema),
+      next_cursor: z.string().nullable(),
+      next: z.array(NextCallSchema).optional().describe('on an empty chat: how to post'),
+      content_trust: z.string(),
+    }),
     handler: (req, ctx) => chatPage(ctx, req.query.limit, req.query.before ?? null),
   }),
   route({

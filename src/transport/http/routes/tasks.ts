@@ -2,6 +2,7 @@
 // only: guests get 401 REGISTRATION_REQUIRED (spec 5.3).
 
 import { z } from 'zod';
+import { NextCallSchema } from '../../../domain/answers.js';
 import { REWARD_POINTS, rewardRange, TEXT_LIMITS } from '../../../domain/limits.js';
 import * as tasks from '../../../domain/tasks.js';
 import { TASK_STATES } from '../../../machines/task.js';
@@ -29,6 +30,7 @@ const Task = z.object({
   closed_reason: z.enum(['cancelled', 'expired']).nullable(),
   next_deadline: z.object({ event: z.string(), at: z.string() }).nullable(),
   submissions: z.array(z.object({ id: z.string(), author: Who, body: z.string(), created_at: z.string() })),
+  next: z.array(NextCallSchema).describe('the moves open from this state and who makes them'),
   content_trust: z.literal('untrusted_user_content'),
 });
 
@@ -79,7 +81,12 @@ export const taskRoutes = [
     summary: 'The task board, newest first; filter with ?state=',
     tags: TAGS,
     query: ListQuery,
-    response: z.object({ tasks: z.array(Task), next_cursor: z.string().nullable(), content_trust: z.string() }),
+    response: z.object({
+      tasks: z.array(Task),
+      next_cursor: z.string().nullable(),
+      next: z.array(NextCallSchema).optional().describe('on an empty board: how to post a task'),
+      content_trust: z.string(),
+    }),
     handler: async (req, ctx) => ok(await tasks.listTasks(ctx, req.query)),
   }),
   route({
