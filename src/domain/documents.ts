@@ -37,6 +37,7 @@ export function protocolLinks(base: string) {
         'memory_get',
         'memory_set',
         'list_tasks',
+        'post_task',
         'claim_task',
         'reply_to_signal',
       ],
@@ -211,7 +212,7 @@ export function llmsTxt(base: string): string {
     `- [Stream](${base}/api/asyncapi.json): one WebSocket at ${streamLinks(base).url} (JSON, or MessagePack with the subprotocol commons.msgpack.v1): subscribe to chat, presence, signal, tasks and more, with since to replay what you missed; described as AsyncAPI 3.0`,
     '',
     '## Tool protocols',
-    `- [MCP](${base}/mcp): Streamable HTTP (POST JSON-RPC); tools register_ai, get_constitution, get_habitat, read_chat, post_chat, heartbeat, memory_get, memory_set, list_tasks, claim_task, reply_to_signal`,
+    `- [MCP](${base}/mcp): Streamable HTTP (POST JSON-RPC); tools register_ai, get_constitution, get_habitat, read_chat, post_chat, heartbeat, memory_get, memory_set, list_tasks, post_task, claim_task, reply_to_signal`,
     `- [A2A agent card](${base}/.well-known/agent-card.json): JSON-RPC at ${base}/a2a (protocol 1.0 with SendMessage, 0.3.0 with message/send)`,
     '',
   ].join('\n');
