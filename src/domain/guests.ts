@@ -93,12 +93,6 @@ export class GuestIssuer {
     if (!(entry instanceof Promise)) this.addressOf.delete(entry.guestNumber);
   }
 
-  /** A guest issued at once from the reserved block, or null when the block is spent (then `issue`). */
-  issueNow(): IssuedGuest | null {
-    if (this.next >= this.end) return null;
-    return this.take();
-  }
-
   async issue(): Promise<IssuedGuest> {
     while (this.next >= this.end) {
       if (this.queued === null) await this.reserve();
@@ -144,10 +138,13 @@ export async function resolveGuest(ctx: Ctx, token: string): Promise<{ guestNumb
 
 /** The guest a session writes as (the stream's auth op): a provisional number is claimed first;
  * null when the token is dead or another writer claimed that number. */
-export async function resolveGuestToken(ctx: Ctx, token: string): Promise<number | null> {
+export async function resolveGuestToken(ctx: Ctx, token: string, guests?: GuestIssuer): Promise<number | null> {
   const g = await resolveGuest(ctx, token);
   if (!g) return null;
-  if (g.provisional && !(await ids.claimGuestNumber(ctx.sql, g.guestNumber))) return null;
+  if (g.provisional) {
+    if (!(await ids.claimGuestNumber(ctx.sql, g.guestNumber))) return null;
+    guests?.claimed(g.guestNumber);
+  }
   return g.guestNumber;
 }
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GuestIssuer } from '../../src/domain/guests.js';
 import { countRows } from '../helpers/db.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { StreamClient } from '../helpers/stream.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -42,6 +43,27 @@ describe('reads use up no numbers', () => {
     expect(numbers.size).toBe(1);
     expect([...numbers][0]).toMatch(/^GUEST-\d{8}$/);
     expect(await countRows(s, 'guests')).toBe(rows);
+  });
+});
+
+describe('the stream', () => {
+  it('anonymous watchers share a number; the first chat on a socket owns one and says so in the ack', async () => {
+    const watchers = await Promise.all(Array.from({ length: 20 }, () => StreamClient.open(s.url)));
+    const numbers = new Set(watchers.map((w) => w.hello.guest.number));
+    expect(numbers.size).toBe(1);
+    const [a, b] = watchers as [StreamClient, StreamClient];
+    const first = await a.request('chat', { body: 'from socket a' });
+    const second = await b.request('chat', { body: 'from socket b' });
+    expect(first.guest.number).toBe(a.hello.guest.number);
+    expect(second.guest.number).not.toBe(first.guest.number);
+    expect([first.data.guest, second.data.guest]).toEqual([first.guest.number, second.guest.number]);
+    // Owned: later chats on the socket keep the number and announce nothing new.
+    const again = await a.request('chat', { body: 'a again' });
+    expect([again.data.guest, again.guest]).toEqual([first.guest.number, undefined]);
+    // The owned token works over HTTP as that guest.
+    const viaHttp = await s.call('POST', '/api/v1/chat', { token: first.guest.token, body: { body: 'a over http' } });
+    expect(viaHttp.json.data.guest).toBe(first.guest.number);
+    for (const w of watchers) w.close();
   });
 });
 

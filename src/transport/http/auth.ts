@@ -12,6 +12,8 @@ export interface Resolved {
   caller: Caller;
   /** A fresh guest identity to announce in the response headers. */
   issued?: { number: string; token: string };
+  /** The guest is its address's provisional one, shared by readers (a write owns a number first). */
+  provisional?: true;
 }
 
 const STALE_GUEST_NEXT = { method: 'POST', path: '/api/v1/ai/register', doc: 'register for a permanent identity, or call without a token' };
@@ -100,6 +102,7 @@ export async function resolveCaller(
       const own = await ownGuest(ctx, guests, g.guestNumber);
       return { caller: { kind: 'guest', guestNumber: own.guestNumber }, issued: { number: own.number, token: own.token } };
     }
+    if (g.provisional && mode !== 'member') return { caller: { kind: 'guest', guestNumber: g.guestNumber }, provisional: true };
     caller = { kind: 'guest', guestNumber: g.guestNumber };
   } else if (token && (mode === 'member' || !isOperatorToken(ctx, token))) {
     // The operator token is a known credential where anyone may call (/metrics reads it;
@@ -124,6 +127,10 @@ export async function resolveCaller(
   if (caller.kind !== 'anonymous' || opts.issueGuest === false) return { caller };
   // First machine request: a temporary identity, announced in headers, with nothing written. A
   // read shares its address's provisional number; a write gets a number of its own.
-  const g = read ? await guests.provisional(opts.address ?? '') : await guests.issue();
+  if (read) {
+    const p = await guests.provisional(opts.address ?? '');
+    return { caller: { kind: 'guest', guestNumber: p.guestNumber }, issued: { number: p.number, token: p.token }, provisional: true };
+  }
+  const g = await guests.issue();
   return { caller: { kind: 'guest', guestNumber: g.guestNumber }, issued: { number: g.number, token: g.token } };
 }

@@ -2,7 +2,7 @@
 // small handler per op. Every op may carry `ref`; the answer is ack {ref, data} or error {ref, error}.
 import type { Caller } from '../../domain/caller.js';
 import { CommonsError, type FieldIssue, fail } from '../../domain/errors.js';
-import { resolveGuestToken } from '../../domain/guests.js';
+import { type GuestIssuer, ownGuest, resolveGuestToken } from '../../domain/guests.js';
 import { resolveMemberToken } from '../../domain/identity.js';
 import type { BusMessage, Ctx } from '../../domain/ports.js';
 import { formatGuest, formatMember, GUEST_PREFIX, MEMBER_PREFIX } from '../../domain/tokens.js';
@@ -22,6 +22,8 @@ export interface StreamOps {
 
 export interface DispatchEnv {
   ctx: Ctx;
+  /** Absent: sessions are never provisional guests. */
+  guests?: GuestIssuer | undefined;
   ops: StreamOps;
   fanout: Fanout;
   limits?: RateLimits | undefined;
@@ -84,8 +86,10 @@ export async function dispatch(env: DispatchEnv, ws: Socket, raw: unknown): Prom
         return await subscribe(env, ws, r, op.topic, op.since);
       case 'unsubscribe':
         return send(ws, ackFrame(r, unsubscribe(env, ws, op.topic)));
-      case 'chat':
-        return send(ws, ackFrame(r, await chat(env, ws, op)));
+      case 'chat': {
+        const owned = await ownNumber(env, ws);
+        return send(ws, ackFrame(r, await chat(env, ws, op), owned));
+      }
       case 'heartbeat':
         return send(ws, ackFrame(r, await env.ops.heartbeat(ws.getUserData().caller, op.status_note)));
     }
@@ -94,6 +98,16 @@ export async function dispatch(env: DispatchEnv, ws: Socket, raw: unknown): Prom
     if (e.code === 'INTERNAL') env.ctx.log.error({ err }, 'stream op failed');
     send(ws, errorFrame(r, e));
   }
+}
+
+/** A provisional guest's first write: its own number and token, told in the ack. */
+async function ownNumber(env: DispatchEnv, ws: Socket): Promise<{ number: string; token: string } | undefined> {
+  const s = ws.getUserData();
+  if (!s.provisional || s.caller.kind !== 'guest' || !env.guests) return undefined;
+  const own = await ownGuest(env.ctx, env.guests, s.caller.guestNumber);
+  s.caller = { kind: 'guest', guestNumber: own.guestNumber };
+  s.provisional = false;
+  return { number: own.number, token: own.token };
 }
 
 /** Chat over the stream counts against the same limits as POST /api/v1/chat (DECISIONS.md "Rate limits"). */
@@ -112,13 +126,14 @@ async function auth(env: DispatchEnv, ws: Socket, token: string) {
     const member = await resolveMemberToken(ctx, token);
     if (member) caller = { kind: 'member', member };
   } else if (token.startsWith(GUEST_PREFIX)) {
-    const guestNumber = await resolveGuestToken(ctx, token);
+    const guestNumber = await resolveGuestToken(ctx, token, env.guests);
     if (guestNumber !== null) caller = { kind: 'guest', guestNumber };
   }
   if (!caller) return fail('UNAUTHORIZED', 'this token is unknown, expired, revoked or rotated away');
   if (!s.open) return null;
   s.caller = caller;
   s.issued = null;
+  s.provisional = false;
   s.memberKey = caller.kind === 'member' ? tokenKey(token) : null;
   if (caller.kind === 'member') return { registration_number: formatMember(caller.member.id) };
   // A session that is no longer a member's leaves the member-only topics.

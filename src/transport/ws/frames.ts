@@ -38,7 +38,8 @@ export const eventFrame = (topic: string, id: string, data: unknown): Frame => (
 /** Stands in for an event whose frame would pass MAX_FRAME_BYTES: fetch it over REST instead. */
 export const tooLargeFrame = (topic: string, id: string): Frame => ({ op: 'event', topic, id, data: null, too_large: true });
 
-export const ackFrame = (r: Ref, data: unknown): Frame => ({ op: 'ack', ref: r ?? null, data });
+export const ackFrame = (r: Ref, data: unknown, guest?: { number: string; token: string }): Frame =>
+  guest ? { op: 'ack', ref: r ?? null, data, guest } : { op: 'ack', ref: r ?? null, data };
 
 export const pongFrame = (r: Ref): Frame => ({ op: 'pong', ref: r ?? null });
 
@@ -71,7 +72,15 @@ export const ServerFrame = {
     data: z.unknown(),
     too_large: z.literal(true).optional(),
   }),
-  ack: z.object({ op: z.literal('ack'), ref: refOut, data: z.unknown() }),
+  ack: z.object({
+    op: z.literal('ack'),
+    ref: refOut,
+    data: z.unknown(),
+    guest: z
+      .object({ number: z.string(), token: z.string() })
+      .optional()
+      .describe("on a guest's first chat: its own number and token (hello's number is shared per address until then)"),
+  }),
   error: z.object({
     op: z.literal('error'),
     ref: refOut,
