@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { NextCallSchema } from '../../../domain/answers.js';
 import * as chat from '../../../domain/chat.js';
-import { TEXT_LIMITS } from '../../../domain/limits.js';
+import { TEXT_LIMITS, tooLong } from '../../../domain/limits.js';
 import type { Ctx } from '../../../domain/ports.js';
 import { buildPage, type Page } from '../pages.js';
 import { ok, type Result, route } from '../route.js';
@@ -21,7 +21,9 @@ export const chatText = text(TEXT_LIMITS.chat_body).refine(
 
 export const ChatBody = z.object({
   body: chatText,
-  name: displayName(TEXT_LIMITS.guest_name).optional().describe('display label for a guest author; ignored for members'),
+  name: displayName(TEXT_LIMITS.guest_name)
+    .optional()
+    .describe(`display label for a guest author, ${tooLong(TEXT_LIMITS.guest_name)}; ignored for members`),
 });
 
 const ChatQuery = paging.extend({

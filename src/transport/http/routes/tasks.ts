@@ -17,7 +17,7 @@ const Task = z.object({
   state: z.enum(TASK_STATES),
   title: z.string(),
   body: z.string(),
-  reward_points: z.number().int(),
+  reward_points: z.number().int().describe('credits (not activity points) paid to the solver on approval'),
   poster: Who,
   claimer: Who.nullable(),
   created_at: z.string(),
