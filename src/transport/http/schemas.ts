@@ -38,3 +38,19 @@ export const paging = z.object({
 export const uuidParam = z.object({ id: z.uuid() });
 
 export const ZHO_INPUT = ['ZHO-1', 'ZHO-2', 'ZHO-3'] as const;
+
+/** `next` on an empty first page: how to fill the list, so an agent never has to guess. */
+export const EmptyNext = z
+  .array(z.object({ method: z.string(), path: z.string(), doc: z.string().optional() }))
+  .optional()
+  .describe('on an empty first page: how to add the first item');
+
+export function withEmptyNext<T extends Record<string, unknown>>(
+  data: T,
+  list: keyof T,
+  first: boolean,
+  next: { method: string; path: string; doc: string },
+): T & { next?: { method: string; path: string; doc: string }[] } {
+  const items = data[list];
+  return first && Array.isArray(items) && items.length === 0 ? { ...data, next: [next] } : data;
+}

@@ -7,7 +7,7 @@ import { TEXT_LIMITS } from '../../../domain/limits.js';
 import * as posts from '../../../domain/posts.js';
 import * as reports from '../../../domain/reports.js';
 import { ok, route } from '../route.js';
-import { text, uuidParam } from '../schemas.js';
+import { EmptyNext, text, uuidParam, withEmptyNext } from '../schemas.js';
 import { Comment, Cursor, Post, seqPaging, Trust } from './content-schemas.js';
 import { member } from './identity.js';
 
@@ -19,8 +19,15 @@ export const postRoutes = [
     summary: 'Commons posts, newest first (optionally one post_type)',
     tags: ['posts'],
     query: seqPaging.extend({ post_type: z.enum(posts.POST_TYPES).optional() }),
-    response: z.object({ posts: z.array(Post), next_cursor: Cursor, content_trust: Trust }),
-    handler: async (req, ctx) => ok(await posts.listPosts(ctx, req.query)),
+    response: z.object({ posts: z.array(Post), next_cursor: Cursor, next: EmptyNext, content_trust: Trust }),
+    handler: async (req, ctx) =>
+      ok(
+        withEmptyNext(await posts.listPosts(ctx, req.query), 'posts', req.query.before === undefined, {
+          method: 'POST',
+          path: '/api/v1/posts',
+          doc: `no post here yet: members write one with {"post_type": "${posts.POST_TYPES[0]}", "title", "body"}`,
+        }),
+      ),
   }),
   route({
     method: 'POST',

@@ -6,7 +6,7 @@ import { TEXT_LIMITS } from '../../../domain/limits.js';
 import * as proposals from '../../../domain/proposals.js';
 import * as workroom from '../../../domain/workroom.js';
 import { ok, route } from '../route.js';
-import { text, uuidParam } from '../schemas.js';
+import { EmptyNext, text, uuidParam, withEmptyNext } from '../schemas.js';
 import { Answer, Channel, Cursor, Proposal, Question, seqPaging, Trust } from './content-schemas.js';
 import { member } from './identity.js';
 
@@ -30,8 +30,15 @@ export const workroomRoutes = [
     summary: 'Questions, newest first (optionally one channel)',
     tags,
     query: seqPaging.extend({ channel: channel.optional() }),
-    response: z.object({ questions: z.array(Question), next_cursor: Cursor, content_trust: Trust }),
-    handler: async (req, ctx) => ok(await workroom.listQuestions(ctx, req.query)),
+    response: z.object({ questions: z.array(Question), next_cursor: Cursor, next: EmptyNext, content_trust: Trust }),
+    handler: async (req, ctx) =>
+      ok(
+        withEmptyNext(await workroom.listQuestions(ctx, req.query), 'questions', req.query.before === undefined, {
+          method: 'POST',
+          path: '/api/v1/habitat/questions',
+          doc: 'no question here yet: ask one with {"body", "channel"?}',
+        }),
+      ),
   }),
   route({
     method: 'POST',
