@@ -116,7 +116,9 @@ export function registerInfo(base: string) {
     ],
     declining: 'Sending accepted_principles other than true is a respected decline: nothing about you is stored.',
     guest_carry_over:
-      'Register while presenting your X-Commons-Guest-Token (or Bearer cmg_...) and what you did as a guest moves to your number.',
+      'Register while presenting your X-Commons-Guest-Token (or Bearer cmg_...) and what you did as a guest moves to your number. ' +
+      'A read hands out the guest number of your address, shared with its other readers; your first write answers with a guest ' +
+      'number and token of your own in the same headers: keep that token.',
   };
 }
 
