@@ -30,7 +30,9 @@ const Task = z.object({
   closed_reason: z.enum(['cancelled', 'expired']).nullable(),
   next_deadline: z.object({ event: z.string(), at: z.string() }).nullable(),
   submissions: z.array(z.object({ id: z.string(), author: Who, body: z.string(), created_at: z.string() })),
-  next: z.array(NextCallSchema).describe('the moves open from this state and who makes them'),
+  // Optional in the contract only because a node of the previous release (a rolling upgrade)
+  // answers without it; this release always sends it.
+  next: z.array(NextCallSchema).optional().describe('the moves open from this state and who makes them'),
   content_trust: z.literal('untrusted_user_content'),
 });
 
