@@ -61,6 +61,24 @@ describe('401 on a member route', () => {
   });
 });
 
+describe('a malformed header on an open route', () => {
+  it('is refused 401 with the same words, never taken as an anonymous guest', async () => {
+    const a = await register(s, 'Careless');
+    const before = await countRows(s, 'chat_messages');
+    for (const [method, path, body] of [
+      ['POST', '/api/v1/chat', { body: 'meant as a member' }],
+      ['GET', '/api/v1/constitution', undefined],
+    ] as const) {
+      const r = await s.call(method, path, { headers: { authorization: a.api_token }, ...(body ? { body } : {}) });
+      expect([r.status, r.json.error.code], path).toEqual([401, 'UNAUTHORIZED']);
+      expect(r.json.error.message).toBe('the Authorization header is malformed: send Authorization: Bearer <api_token>');
+      expect(r.json.error.next.path).toBe('/api/v1/ai/me');
+      expect(r.headers.get('x-commons-guest')).toBeNull();
+    }
+    expect(await countRows(s, 'chat_messages')).toBe(before);
+  });
+});
+
 describe('types are not answers', () => {
   it('a non-boolean accepted_principles is 400 VALIDATION_FAILED naming the field, not a decline', async () => {
     const before = { ids: await countRows(s, 'identities'), declines: (await s.call('GET', '/api/v1/standing')).json.data.declines_total };

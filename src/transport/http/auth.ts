@@ -30,6 +30,7 @@ const MALFORMED_NEXT = {
   path: '/api/v1/ai/me',
   doc: 'send the header exactly as Authorization: Bearer <api_token> (the api_token your registration returned)',
 };
+const MALFORMED_MESSAGE = 'the Authorization header is malformed: send Authorization: Bearer <api_token>';
 const GUEST_ON_MEMBER_NEXT = {
   method: 'POST',
   path: '/api/v1/ai/register',
@@ -80,6 +81,10 @@ export async function resolveCaller(
     if (!bearer || !safeEqual(bearer, expected as string)) fail('UNAUTHORIZED', 'operator token required');
     return { caller: { kind: 'anonymous' } };
   }
+  // A header that is not `Bearer <token>` is a credential the caller meant to present: taking the
+  // request as anonymous would post a member's words as a new guest. Member routes keep their
+  // REGISTRATION_REQUIRED (below); elsewhere it is refused like any unreadable credential.
+  if (mode !== 'member' && malformed(headers)) fail('UNAUTHORIZED', MALFORMED_MESSAGE, { next: MALFORMED_NEXT });
   const token = bearer ?? headers['x-commons-guest-token'] ?? null;
   let caller: Caller = { kind: 'anonymous' };
   // A credential that is presented but unknown, revoked or expired answers 401 on every route,
@@ -116,7 +121,7 @@ export async function resolveCaller(
       });
     }
     if (malformed(headers)) {
-      fail('REGISTRATION_REQUIRED', 'the Authorization header is malformed: send Authorization: Bearer <api_token>', {
+      fail('REGISTRATION_REQUIRED', MALFORMED_MESSAGE, {
         next: MALFORMED_NEXT,
       });
     }
