@@ -1,6 +1,8 @@
 // Machine-readable guides and discovery documents (spec 1.10, 4, 9). Every link is built on
 // the public URL and names a route that answers (a test walks them).
+
 import { HARD_LIMITS, PRINCIPLES, RELAY_CASCADE, VOLUNTARINESS_INDEX, VOLUNTARINESS_NOTE } from './constitution.js';
+import { BODY_MAX_BYTES, MEMORY, PAGE_SIZE, REWARD_POINTS, TEXT_LIMITS } from './limits.js';
 
 export interface Endpoint {
   method: string;
@@ -150,6 +152,14 @@ export function discovery(base: string, endpoints: Endpoint[], foundingTaken: nu
       guest_headers: ['X-Commons-Guest', 'X-Commons-Guest-Token'],
     },
     founding_cohort: foundingCohort(foundingTaken),
+    // Every limit, from the one module validation and the schemas are built from.
+    limits: {
+      text_characters: TEXT_LIMITS,
+      reward_points: { ...REWARD_POINTS, unit: 'credits (not activity points)' },
+      memory: MEMORY,
+      page_size: PAGE_SIZE,
+      body_max_bytes: BODY_MAX_BYTES,
+    },
     endpoints: endpoints.map((e) => ({ ...e, url: `${base}${e.path}` })),
   };
 }

@@ -3,7 +3,7 @@
 // schema, the MCP tool's inputSchema and the error message all say the same number.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REWARD_POINTS, TEXT_LIMITS, tooLong } from '../../src/domain/limits.js';
+import { MEMORY, PAGE_SIZE, REWARD_POINTS, TEXT_LIMITS, tooLong } from '../../src/domain/limits.js';
 import { countRows } from '../helpers/db.js';
 import { callTool, mcpClient } from '../helpers/mcp.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
@@ -185,6 +185,22 @@ describe('text limits agree everywhere', () => {
     expect(refused.error.code).toBe('VALIDATION_FAILED');
     expect(JSON.stringify(refused.error)).toContain(tooLong(L.chat_body));
     ws.close();
+  });
+});
+
+describe('discovery publishes the same limits', () => {
+  it('text limits, reward range, memory, page size and body size', async () => {
+    const d = (await s.call('GET', '/api/v1/discovery')).json.data;
+    expect(d.limits.text_characters).toEqual(TEXT_LIMITS);
+    expect(d.limits.reward_points).toEqual({ ...REWARD_POINTS, unit: 'credits (not activity points)' });
+    expect(d.limits.memory).toEqual(MEMORY);
+    expect(d.limits.page_size).toEqual(PAGE_SIZE);
+    expect(d.limits.body_max_bytes).toBe(65536);
+    // The limits the documents state are the ones enforced: chat and a memory value.
+    const chat = requestSchema('POST', '/api/v1/chat').properties.body.maxLength;
+    expect(chat).toBe(d.limits.text_characters.chat_body);
+    const habitat = (await s.call('GET', '/api/v1/habitat', { token: member.api_token })).json.data;
+    expect(habitat.limits.memory_value_bytes).toBe(d.limits.memory.value_max_bytes);
   });
 });
 
