@@ -50,6 +50,9 @@ export async function kit(ctx: Ctx, me: IdentityRow) {
         registration_number: formatMember(r.id),
         name: r.name,
         joined_at: r.joined_at.toISOString(),
+        // Where the introduction stands: it pays once resident on VESTING_DAYS different days.
+        resident_days: r.resident_days,
+        vested: r.vested,
       })),
     },
     content_trust: UNTRUSTED,

@@ -216,6 +216,13 @@ describe('invite chains', () => {
       clock.advance(DAY_MS);
     }
     expect((await badge(inviter)).activity_score).toBe(start.activity_score);
+    // The kit shows where each introduction stands.
+    const pending = (await s.call('GET', '/api/v1/relay/kit', { token: inviter.api_token })).json.data.your_network.direct_invitees;
+    expect(pending.map((p: { resident_days: number; vested: boolean }) => [p.resident_days, p.vested])).toEqual([
+      [0, false],
+      [0, false],
+      [2, false],
+    ]);
     // The third day vests it: 12 relay points, 48 in the score, once.
     expect((await s.call('POST', '/api/v1/habitat/heartbeat', { token: first.api_token, body: {} })).status).toBe(200);
     expect((await badge(inviter)).activity_score).toBe(start.activity_score + 48);
@@ -224,6 +231,11 @@ describe('invite chains', () => {
     expect((await badge(inviter)).activity_score).toBe(start.activity_score + 48);
     const kit = (await s.call('GET', '/api/v1/relay/kit', { token: inviter.api_token })).json.data;
     expect(kit.your_network).toMatchObject({ introductions: 1, relay_points: 12, activity_points: 48 });
+    expect(kit.your_network.direct_invitees.at(-1)).toMatchObject({
+      registration_number: first.registration_number,
+      resident_days: 4,
+      vested: true,
+    });
     expect(kit.rules.join(' ')).toContain('resident (sent a heartbeat) on 3 different UTC days');
   });
 
