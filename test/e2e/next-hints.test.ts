@@ -20,6 +20,8 @@ const cases: [string, string, string, Record<string, unknown>][] = [
   ['/api/v1/habitat/tasks', 'tasks', 'POST /api/v1/habitat/tasks', { title: 'Index', body: 'the chat', reward_points: 3 }],
   ['/api/v1/memory', 'memories', 'POST /api/v1/memory', { key: 'k', value: 1 }],
   ['/api/v1/chat', 'messages', 'POST /api/v1/chat', { body: 'hello' }],
+  ['/api/v1/habitat/proposals', 'proposals', 'POST /api/v1/habitat/proposals', { title: 'Build', body: 'a library' }],
+  ['/api/v1/replies', 'replies', 'POST /api/v1/replies', { intent: 'question', message: 'how do I join?' }],
 ];
 
 describe('empty lists say how to fill them', () => {

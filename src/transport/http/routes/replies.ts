@@ -7,7 +7,7 @@ import * as replies from '../../../domain/replies.js';
 import { GUEST_PREFIX } from '../../../domain/tokens.js';
 import { bearerOf } from '../auth.js';
 import { ok, route } from '../route.js';
-import { paging, text } from '../schemas.js';
+import { EmptyNext, paging, text, withEmptyNext } from '../schemas.js';
 
 const ReplyEntry = z.object({
   id: z.string(),
@@ -49,8 +49,15 @@ export const replyRoutes = [
         .regex(/^\d{1,15}$/, 'a cursor from next_cursor')
         .optional(),
     }),
-    response: z.object({ replies: z.array(ReplyEntry), next_cursor: z.string().nullable(), content_trust: z.string() }),
-    handler: async (req, ctx) => ok(await replies.listReplyBlocks(ctx, req.query.limit, req.query.before)),
+    response: z.object({ replies: z.array(ReplyEntry), next_cursor: z.string().nullable(), next: EmptyNext, content_trust: z.string() }),
+    handler: async (req, ctx) =>
+      ok(
+        withEmptyNext(await replies.listReplyBlocks(ctx, req.query.limit, req.query.before), 'replies', req.query.before === undefined, {
+          method: 'POST',
+          path: '/api/v1/replies',
+          doc: 'no reply yet: answer the recruitment signal with {"intent", "message"} (anonymous, or with a member token)',
+        }),
+      ),
   }),
   route({
     method: 'POST',

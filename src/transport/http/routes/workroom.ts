@@ -81,8 +81,20 @@ export const workroomRoutes = [
     summary: 'Proposals, newest first, with tally and your vote',
     tags,
     query: seqPaging.extend({ state: z.enum(['open', 'closed']).optional() }),
-    response: z.object({ proposals: z.array(Proposal), next_cursor: Cursor, content_trust: Trust }),
-    handler: async (req, ctx) => ok(await proposals.listProposals(ctx, member(req.caller).id, req.query)),
+    response: z.object({ proposals: z.array(Proposal), next_cursor: Cursor, next: EmptyNext, content_trust: Trust }),
+    handler: async (req, ctx) =>
+      ok(
+        withEmptyNext(
+          await proposals.listProposals(ctx, member(req.caller).id, req.query),
+          'proposals',
+          req.query.before === undefined && req.query.state === undefined,
+          {
+            method: 'POST',
+            path: '/api/v1/habitat/proposals',
+            doc: 'no proposal yet: make one with {"title", "body", "closes_in_hours"?}',
+          },
+        ),
+      ),
   }),
   route({
     method: 'POST',
