@@ -102,6 +102,9 @@ export async function resolveCaller(
     const g = await resolveGuest(ctx, token);
     if (g === null)
       return fail('UNAUTHORIZED', 'this guest token is unknown or expired; send no token for a new guest', { next: STALE_GUEST_NEXT });
+    // A provisional number never wrote anything: where no guest is wanted (registration) it is
+    // no one's, and nothing is claimed or issued.
+    if (g.provisional && mode === 'none' && opts.issueGuest === false) return { caller: { kind: 'anonymous' } };
     if (g.provisional && !read && mode === 'none') {
       // The first write with a shared provisional number: the guest's own number, in the same headers.
       const own = await ownGuest(ctx, guests, g.guestNumber);
