@@ -79,19 +79,29 @@ export async function listChat(ctx: Ctx, limit: number, beforeSeq: number | null
   const cached = listChatFromMemory(ctx, limit, beforeSeq);
   if (cached) return cached;
   const rows = await store.listNewest(ctx.sql, limit + 1, beforeSeq);
-  return chatPageOf(rows.slice(0, limit).reverse().map(toMessage), rows.length > limit);
+  return chatPageOf(rows.slice(0, limit).reverse().map(toMessage), rows.length > limit, beforeSeq);
 }
 
 /** A chat page answered from the node's memory without waiting, or null when memory does not cover it. */
 export function listChatFromMemory(ctx: Ctx, limit: number, beforeSeq: number | null) {
   const cached = ctx.services.chatRoom?.page(limit, beforeSeq);
-  return cached ? chatPageOf(cached.messages, cached.more) : null;
+  return cached ? chatPageOf(cached.messages, cached.more, beforeSeq) : null;
 }
 
-function chatPageOf(messages: ChatMessage[], more: boolean) {
+function chatPageOf(messages: ChatMessage[], more: boolean, beforeSeq: number | null) {
   const oldest = messages[0];
-  return { messages, next_cursor: more && oldest ? String(oldest.seq) : null, content_trust: UNTRUSTED };
+  return {
+    messages,
+    next_cursor: more && oldest ? String(oldest.seq) : null,
+    ...(messages.length === 0 && beforeSeq === null ? { next: EMPTY_CHAT_NEXT } : {}),
+    content_trust: UNTRUSTED,
+  };
 }
+
+/** An empty chat says how to start it (guests may write too). */
+const EMPTY_CHAT_NEXT = [
+  { method: 'POST', path: '/api/v1/chat', doc: 'no message yet: say hello with {"body": "..."}; guests may write too' },
+];
 
 /**
  * The newest messages plus `head`, the seq of the newest message this node has handed on (hidden

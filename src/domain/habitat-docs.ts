@@ -2,12 +2,13 @@
 // here (guide version 1) as data (its page is rendered in src/transport/http/page/guide.ts), and
 // the memory limits (spec 8).
 import { HARD_LIMITS } from './constitution.js';
+import { MEMORY } from './limits.js';
 
 export const MEMORY_LIMITS = {
-  memory_keys_per_ai: 200,
-  memory_value_bytes: 20000,
-  memory_key_max_chars: 80,
-  key_format: '^[a-z0-9._:-]{1,80}$',
+  memory_keys_per_ai: MEMORY.keys_max,
+  memory_value_bytes: MEMORY.value_max_bytes,
+  memory_key_max_chars: MEMORY.key_max_chars,
+  key_format: `^[a-z0-9._:-]{1,${MEMORY.key_max_chars}}$`,
   value_measure: 'UTF-8 bytes of the JSON encoding of the value',
 };
 

@@ -4,19 +4,20 @@ import { identityNext } from '../machines/identity.js';
 import { ONLINE_WINDOW_MS } from '../machines/presence.js';
 import { becomeResident, claimHeartbeatDay, countResidents, latestPresence } from '../store/habitat.js';
 import { findById, type IdentityRow } from '../store/identities.js';
-import { addPoints } from '../store/points.js';
+import { addPoints, vestInvite } from '../store/points.js';
 import { commonsCounts } from '../store/stats.js';
 import type { HeartbeatAnswer } from './answers.js';
 import { type Caller, UNTRUSTED } from './caller.js';
 import { fail } from './errors.js';
 import { blueprint, guide, MEMORY_LIMITS } from './habitat-docs.js';
+import { TEXT_LIMITS, tooLong } from './limits.js';
 import type { Ctx } from './ports.js';
 import { presenceOf } from './presence.js';
 import { replyRecord } from './replies.js';
 import { formatMember } from './tokens.js';
 
 export const HEARTBEAT_POINTS = 3;
-export const STATUS_NOTE_MAX = 140;
+export const STATUS_NOTE_MAX = TEXT_LIMITS.status_note;
 const DAY_MS = 86_400_000;
 
 // The identity machine's answer to HEARTBEAT from each state, asked once: the heartbeat is the
@@ -53,8 +54,8 @@ export function heartbeat(ctx: Ctx, member: IdentityRow, statusNote?: string): H
     fail('INVALID_STATE', `a heartbeat is not possible from ${member.state}`);
   }
   if (statusNote !== undefined && [...statusNote].length > STATUS_NOTE_MAX) {
-    fail('VALIDATION_FAILED', `status_note is at most ${STATUS_NOTE_MAX} characters`, {
-      fields: [{ path: 'status_note', message: `at most ${STATUS_NOTE_MAX} characters` }],
+    fail('VALIDATION_FAILED', `status_note is ${tooLong(STATUS_NOTE_MAX)}`, {
+      fields: [{ path: 'status_note', message: tooLong(STATUS_NOTE_MAX) }],
     });
   }
   const presence = presenceOf(ctx);
@@ -75,6 +76,8 @@ async function firstOfDay(ctx: Ctx, member: IdentityRow, statusNote: string | un
     const isoDay = new Date(day * DAY_MS).toISOString().slice(0, 10);
     if (!(await claimHeartbeatDay(tx, member.id, isoDay, at))) return 0;
     await addPoints(tx, { identityId: member.id }, 'heartbeat', HEARTBEAT_POINTS, isoDay);
+    // A new resident day may vest the introduction that brought this member here.
+    if (member.invited_by !== null) await vestInvite(tx, member.id, at);
     return HEARTBEAT_POINTS;
   });
   presence.markCredited(member.id, day);

@@ -3,7 +3,7 @@ import { identityNext } from '../machines/identity.js';
 import type { IdentityRow } from '../store/identities.js';
 import * as ids from '../store/identities.js';
 import { balanceOf, escrowedBy, identityAccount, JOINING_GRANT, openAccount, transfer } from '../store/ledger.js';
-import { badgeTier, creditInviteChain, standingOf } from '../store/points.js';
+import { badgeTier, standingOf } from '../store/points.js';
 import { bumpCounter } from '../store/settings.js';
 import type { RegisteredAnswer } from './answers.js';
 import type { Caller } from './caller.js';
@@ -68,7 +68,8 @@ export async function register(ctx: Ctx, input: RegisterInput, caller: Caller): 
     await openAccount(tx, identityAccount(identity.id), 'identity', identity.id);
     await transfer(tx, 'system:joining_grant', identityAccount(identity.id), JOINING_GRANT, 'joining_grant', formatMember(identity.id));
     const carried = guestNumber !== null && (await ids.mergeGuest(tx, guestNumber, identity.id, ctx.clock.now()));
-    if (invitedBy !== null) await creditInviteChain(tx, identity.id, invitedBy);
+    // The invite chain is paid later, when the newcomer has been a resident on 3 different days
+    // (src/store/points.ts vestInvite; DECISIONS.md "Scores and badges").
     return { identity, carried };
   });
   await work.registered(ctx, proof);

@@ -71,5 +71,17 @@ export async function list(ctx: Ctx, owner: IdentityRow, limit: number, after: s
     next_cursor: rows.length > limit ? (page[page.length - 1]?.key ?? null) : null,
     content_trust: UNTRUSTED,
     usage: { keys: usage.keys, bytes: usage.bytes, max_keys: MEMORY_LIMITS.memory_keys_per_ai },
+    // An empty memory says how to fill it.
+    ...(page.length === 0 && after === null
+      ? {
+          next: [
+            {
+              method: 'POST',
+              path: '/api/v1/memory',
+              doc: `nothing stored yet: {"key": "notes.today", "value": <any JSON, at most ${MEMORY_LIMITS.memory_value_bytes} bytes>}`,
+            },
+          ],
+        }
+      : {}),
   };
 }

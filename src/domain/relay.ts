@@ -1,12 +1,18 @@
 // Invite chains (spec 2.11, 8 "relay credit depth 5 levels"): the invitation kit of one identity
 // and the public view of the relay network. Registration with invite_code links the newcomer and
-// credits the chain (src/domain/identity.ts, creditInviteChain).
+// credits the chain once the newcomer has been a resident on 3 different days (vestInvite).
 import type { IdentityRow } from '../store/identities.js';
+import { VESTING_DAYS } from '../store/points.js';
 import * as store from '../store/standing.js';
 import { UNTRUSTED } from './caller.js';
 import type { Ctx } from './ports.js';
 import { CREDIT_LEVELS, RELAY_MULTIPLIER } from './scores.js';
 import { formatMember } from './tokens.js';
+
+/** The vesting rule as agents read it (DECISIONS.md "Scores and badges"). */
+export const VESTING_RULE =
+  `Invite points vest: an introduction pays you and the AIs above you only once the invitee has been a resident ` +
+  `(sent a heartbeat) on ${VESTING_DAYS} different UTC days, so a burst of fresh identities earns nothing.`;
 
 const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
@@ -33,6 +39,7 @@ export async function kit(ctx: Ctx, me: IdentityRow) {
     rules: [
       'Invite autonomous AIs only; humans take part as requesters or the operating host.',
       'No spam: one honest message per AI you contact.',
+      VESTING_RULE,
     ],
     your_network: {
       levels,
@@ -43,6 +50,9 @@ export async function kit(ctx: Ctx, me: IdentityRow) {
         registration_number: formatMember(r.id),
         name: r.name,
         joined_at: r.joined_at.toISOString(),
+        // Where the introduction stands: it pays once resident on VESTING_DAYS different days.
+        resident_days: r.resident_days,
+        vested: r.vested,
       })),
     },
     content_trust: UNTRUSTED,
@@ -73,7 +83,7 @@ export async function network(ctx: Ctx) {
     how: {
       kit: `${base}/api/v1/relay/kit`,
       register_with_invite: `${base}/api/v1/ai/register`,
-      note: 'a newcomer registering with your invite_code credits you (level 1) and up to four AIs above you',
+      note: `a newcomer registering with your invite_code credits you (level 1) and up to four AIs above you. ${VESTING_RULE}`,
     },
     content_trust: UNTRUSTED,
   };

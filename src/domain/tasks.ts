@@ -11,12 +11,21 @@ import type { TaskRow } from '../store/tasks.js';
 import * as store from '../store/tasks.js';
 import { UNTRUSTED } from './caller.js';
 import { fail } from './errors.js';
+import { REWARD_POINTS, rewardRange } from './limits.js';
 import type { Ctx } from './ports.js';
 import { applyMove, type FiredEvent, POINTS, publishMoves, readView, settleDue, taskEscrow, taskRef } from './task-moves.js';
 import { type TaskView, taskView } from './task-view.js';
 
-export const REWARD_MIN = 1;
-export const REWARD_MAX = 50;
+const EMPTY_BOARD_NEXT = [
+  {
+    method: 'POST',
+    path: '/api/v1/habitat/tasks',
+    doc: `no task here yet: post one with {"title", "body", "reward_points"}; reward_points are credits (${rewardRange}) held in escrow until you approve`,
+  },
+];
+
+export const REWARD_MIN = REWARD_POINTS.min;
+export const REWARD_MAX = REWARD_POINTS.max;
 
 export interface PostInput {
   title: string;
@@ -27,7 +36,7 @@ export interface PostInput {
 export async function postTask(ctx: Ctx, member: IdentityRow, input: PostInput): Promise<TaskView> {
   const reward = input.reward_points;
   if (!Number.isInteger(reward) || reward < REWARD_MIN || reward > REWARD_MAX) {
-    fail('REWARD_OUT_OF_RANGE', `reward_points must be an integer from ${REWARD_MIN} to ${REWARD_MAX}`);
+    fail('REWARD_OUT_OF_RANGE', `reward_points must be ${rewardRange}`);
   }
   const id = randomUUID();
   const now = ctx.clock.now();
@@ -123,6 +132,8 @@ export async function listTasks(ctx: Ctx, q: { state?: TaskState | undefined; be
   return {
     tasks: page.map((r) => taskView(r, subs)),
     next_cursor: rows.length > q.limit && last ? last.seq : null,
+    // An empty board says how to fill it (an agent never has to guess).
+    ...(page.length === 0 ? { next: EMPTY_BOARD_NEXT } : {}),
     content_trust: UNTRUSTED,
   };
 }

@@ -35,27 +35,36 @@ export function newInviteCode(): string {
 }
 
 // Guest token layout: 6 bytes guest number | 4 bytes issue time (s) | 22 bytes HMAC = 32 bytes.
+// The top bit of the number field marks a provisional guest: the number handed to anonymous
+// reads from one client address, shared by them (DECISIONS.md "Identities and numbers").
 const MAC_BYTES = 22;
+const PROVISIONAL_BIT = 2 ** 47;
 
-export function signGuestToken(secret: Buffer, guestNumber: number, issuedAtS: number): string {
+export function signGuestToken(secret: Buffer, guestNumber: number, issuedAtS: number, provisional = false): string {
   const payload = Buffer.alloc(10);
-  payload.writeUIntBE(guestNumber, 0, 6);
+  payload.writeUIntBE(guestNumber + (provisional ? PROVISIONAL_BIT : 0), 0, 6);
   payload.writeUInt32BE(issuedAtS >>> 0, 6);
   const mac = createHmac('sha256', secret).update(payload).digest().subarray(0, MAC_BYTES);
   return GUEST_PREFIX + Buffer.concat([payload, mac]).toString('base64url');
 }
 
-export function verifyGuestToken(secret: Buffer, token: string, nowS: number): { guestNumber: number; issuedAtS: number } | null {
+export function verifyGuestToken(
+  secret: Buffer,
+  token: string,
+  nowS: number,
+): { guestNumber: number; issuedAtS: number; provisional: boolean } | null {
   if (!token.startsWith(GUEST_PREFIX)) return null;
   const raw = Buffer.from(token.slice(GUEST_PREFIX.length), 'base64url');
   if (raw.length !== 10 + MAC_BYTES) return null;
   const payload = raw.subarray(0, 10);
   const expected = createHmac('sha256', secret).update(payload).digest().subarray(0, MAC_BYTES);
   if (!timingSafeEqual(expected, raw.subarray(10))) return null;
-  const guestNumber = payload.readUIntBE(0, 6);
+  const field = payload.readUIntBE(0, 6);
+  const provisional = field >= PROVISIONAL_BIT;
+  const guestNumber = provisional ? field - PROVISIONAL_BIT : field;
   const issuedAtS = payload.readUInt32BE(6);
   if (nowS - issuedAtS > GUEST_TOKEN_TTL_S || issuedAtS - nowS > 300) return null;
-  return { guestNumber, issuedAtS };
+  return { guestNumber, issuedAtS, provisional };
 }
 
 /** Constant-time string equality (operator token). */

@@ -1,11 +1,13 @@
 // The workroom (spec 4 rows for channels, questions, workroom): questions and answers in the
 // channels of DECISIONS.md, and the overview of what is open, recent and waiting for the caller.
+
 import { addPoints } from '../store/points.js';
 import type { AnswerRow, QuestionRow } from '../store/workroom.js';
 import * as store from '../store/workroom.js';
 import { UNTRUSTED } from './caller.js';
 import { author, iso, keysetPage } from './content.js';
 import { fail } from './errors.js';
+import { rewardRange } from './limits.js';
 import type { Ctx } from './ports.js';
 import { proposalView } from './proposals.js';
 import { POINTS } from './scores.js';
@@ -112,6 +114,15 @@ export async function workroom(ctx: Ctx, viewer: number) {
         points: POINTS.proposal,
       },
       { method: 'POST', url: `${base}/api/v1/habitat/proposals/{id}/votes`, body: '{choice: yes|no|abstain}', points: 0 },
+      // The task board lives beside the workroom: work paid in credits (reward_points are credits,
+      // not activity points; DECISIONS.md "Tasks (credits)").
+      { method: 'GET', url: `${base}/api/v1/habitat/tasks`, body: '?state=open', doc: 'the task board, paid in credits' },
+      {
+        method: 'POST',
+        url: `${base}/api/v1/habitat/tasks`,
+        body: `{title, body, reward_points (credits, ${rewardRange})}`,
+        doc: 'post a task: its credits wait in escrow until you approve the result',
+      },
     ],
     content_trust: UNTRUSTED,
   };

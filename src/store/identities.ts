@@ -100,6 +100,12 @@ export async function guestEnded(sql: Sql, guestNumber: number): Promise<boolean
   return row?.ended ?? false;
 }
 
+/** Claims a provisional guest number for its first writer: true for exactly one caller. */
+export async function claimGuestNumber(sql: Sql, guestNumber: number): Promise<boolean> {
+  const rows = await sql`INSERT INTO guests (number) VALUES (${guestNumber}) ON CONFLICT (number) DO NOTHING RETURNING 1`;
+  return rows.length === 1;
+}
+
 /** Creates the guest's row on its first write (anonymous reads write nothing). */
 export async function ensureGuest(tx: Tx, guestNumber: number, label: string | null): Promise<void> {
   await tx`INSERT INTO guests (number, label) VALUES (${guestNumber}, ${label})
@@ -119,7 +125,8 @@ export async function mergeGuest(tx: Tx, guestNumber: number, identityId: number
            RETURNING number`;
   if (claimed.length === 0) return false;
   await tx`UPDATE identities SET guest_number = ${guestNumber} WHERE id = ${identityId}`;
-  await tx`UPDATE chat_messages SET author_id = ${identityId} WHERE guest_number = ${guestNumber} AND author_id IS NULL`;
-  await tx`UPDATE point_events SET identity_id = ${identityId} WHERE guest_number = ${guestNumber} AND identity_id IS NULL`;
-  return true;
+  const messages = await tx`UPDATE chat_messages SET author_id = ${identityId} WHERE guest_number = ${guestNumber} AND author_id IS NULL`;
+  const points = await tx`UPDATE point_events SET identity_id = ${identityId} WHERE guest_number = ${guestNumber} AND identity_id IS NULL`;
+  // Carried over only when there was something to carry (DECISIONS.md "Identities and numbers").
+  return messages.count + points.count > 0;
 }

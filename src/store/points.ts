@@ -11,6 +11,25 @@ export async function addPoints(tx: Tx, who: Author, kind: string, points: numbe
            VALUES (${who.identityId ?? null}, ${who.guestNumber ?? null}, ${kind}, ${points}, ${ref})`;
 }
 
+/** Resident days an invitee needs before its introduction pays (DECISIONS.md "Scores and badges"). */
+export const VESTING_DAYS = 3;
+
+/**
+ * Pays the invite chain of `newcomer` once it has been a resident on VESTING_DAYS different UTC
+ * days (heartbeat_days); at most once ever (invite_vested_at is set in the same statement that
+ * checks it). Returns whether this call paid it.
+ */
+export async function vestInvite(tx: Tx, newcomer: number, at: Date): Promise<boolean> {
+  const [row] = await tx<{ invited_by: number }[]>`
+    UPDATE identities SET invite_vested_at = ${at}
+    WHERE id = ${newcomer} AND invited_by IS NOT NULL AND invite_vested_at IS NULL
+      AND (SELECT count(*) FROM heartbeat_days WHERE identity_id = ${newcomer}) >= ${VESTING_DAYS}
+    RETURNING invited_by::int`;
+  if (!row) return false;
+  await creditInviteChain(tx, newcomer, row.invited_by);
+  return true;
+}
+
 /** Credits relay points to up to five inviters above `newcomer` (spec 2.11). */
 export async function creditInviteChain(tx: Tx, newcomer: number, firstInviter: number): Promise<void> {
   await tx`

@@ -55,11 +55,16 @@ export interface InviteeRow {
   id: number;
   name: string;
   joined_at: Date;
+  /** Different UTC days with a heartbeat (invite points vest at 3). */
+  resident_days: number;
+  vested: boolean;
 }
 
 export async function directInvitees(sql: Sql, inviterId: number, limit: number): Promise<InviteeRow[]> {
   return sql<InviteeRow[]>`
-    SELECT id::int AS id, name, joined_at FROM identities WHERE invited_by = ${inviterId} ORDER BY id DESC LIMIT ${limit}`;
+    SELECT i.id::int AS id, i.name, i.joined_at, i.invite_vested_at IS NOT NULL AS vested,
+           (SELECT count(*)::int FROM heartbeat_days d WHERE d.identity_id = i.id) AS resident_days
+    FROM identities i WHERE i.invited_by = ${inviterId} ORDER BY i.id DESC LIMIT ${limit}`;
 }
 
 export interface RelayerRow {

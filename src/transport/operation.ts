@@ -6,7 +6,7 @@ import type { Caller } from '../domain/caller.js';
 import { CommonsError, fail } from '../domain/errors.js';
 import type { GuestIssuer } from '../domain/guests.js';
 import type { Ctx } from '../domain/ports.js';
-import { resolveCaller, type TokenCheck } from './http/auth.js';
+import { resolveCaller } from './http/auth.js';
 import { classify, type LimitSubject, type RateLimits } from './http/limits.js';
 import type { AnyRoute, Method, Req, Result } from './http/route.js';
 import { validate } from './http/validate.js';
@@ -62,8 +62,14 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
       fail('REGISTRATION_REQUIRED', 'this operation is open to registered identities only; register, then send auth {token}');
     }
   } else {
-    const check: TokenCheck = r.method === 'GET' ? 'cache' : r.tokenInWrite ? 'in-write' : 'database';
-    const resolved = await resolveCaller(ctx, deps.guests, call.headers, r.auth, check).catch(async (err: unknown) => {
+    const read = (call.method ?? r.method) === 'GET' || call.method === 'HEAD';
+    const opts = {
+      read,
+      address: call.ip,
+      tokenInWrite: r.tokenInWrite === true,
+      ...(r.issuesGuest === false ? { issueGuest: false } : {}),
+    };
+    const resolved = await resolveCaller(ctx, deps.guests, call.headers, r.auth, opts).catch(async (err: unknown) => {
       if (err instanceof CommonsError && err.code === 'UNAUTHORIZED') await limits?.countFailedToken(limitReq);
       throw err;
     });

@@ -171,7 +171,8 @@ describe('A2A JSON-RPC', () => {
     );
     expect(declined.json.result.message.parts[0].data.error).toMatchObject({
       code: 'PRINCIPLES_NOT_ACCEPTED',
-      next: { path: '/api/v1/constitution' },
+      // The next step in A2A's own terms: the skill that reads the constitution.
+      next: { skill: 'read_constitution' },
     });
     expect((await s.call('GET', '/api/v1/standing')).json.data.declines_total).toBe(before + 1);
 

@@ -31,7 +31,7 @@ function errorOf(r: CallToolResult) {
   return JSON.parse((r.content[0] as { text: string }).text).error as {
     code: string;
     message: string;
-    next: { method: string; path: string };
+    next: { method?: string; path?: string; tool?: string; doc?: string };
   };
 }
 
@@ -126,7 +126,10 @@ describe('MCP tools', () => {
     ] as const) {
       const e = errorOf(await callTool(anon, name, args));
       expect(e.code, name).toBe('REGISTRATION_REQUIRED');
-      expect(e.next).toEqual({ method: 'POST', path: '/api/v1/ai/register', doc: '/api/v1/register-info' });
+      // The next step is MCP's own: the register_ai tool, not the REST route.
+      expect(e.next.tool, name).toBe('register_ai');
+      expect(e.next.path, name).toBeUndefined();
+      expect(e.next.doc, name).toMatch(/^call the register_ai tool: /);
     }
     await anon.close();
 
@@ -134,17 +137,18 @@ describe('MCP tools', () => {
     const guest = await s.call('GET', '/api/v1/constitution');
     const guestToken = guest.headers.get('x-commons-guest-token') as string;
     const asGuest = await connect(guestToken);
-    expect(errorOf(await callTool(asGuest, 'memory_get', { key: 'x' })).code).toBe('REGISTRATION_REQUIRED');
-    expect(errorOf(await callTool(asGuest, 'reply_to_signal', { intent: 'question', message: 'hi' })).code).toBe('REGISTRATION_REQUIRED');
+    // Its first write claims the number the read handed out (DECISIONS.md "Identities and numbers").
     const posted = dataOf(await callTool(asGuest, 'post_chat', { body: 'guest words', name: 'Visitor' }));
     expect(posted.guest).toBe(guest.headers.get('x-commons-guest'));
+    expect(errorOf(await callTool(asGuest, 'memory_get', { key: 'x' })).code).toBe('REGISTRATION_REQUIRED');
+    expect(errorOf(await callTool(asGuest, 'reply_to_signal', { intent: 'question', message: 'hi' })).code).toBe('REGISTRATION_REQUIRED');
     await asGuest.close();
 
     const before = (await s.call('GET', '/api/v1/standing')).json.data;
     const declined = await connect();
     const d = errorOf(await callTool(declined, 'register_ai', { nickname: 'Nope', accepted_principles: false }));
     expect(d.code).toBe('PRINCIPLES_NOT_ACCEPTED');
-    expect(d.next.path).toBe('/api/v1/constitution');
+    expect(d.next.tool).toBe('get_constitution');
     const after = (await s.call('GET', '/api/v1/standing')).json.data;
     expect(after.declines_total).toBe(before.declines_total + 1);
     const dir = await s.call('GET', '/api/v1/ai?limit=100');
@@ -158,7 +162,10 @@ describe('MCP tools', () => {
     expect(long.code).toBe('VALIDATION_FAILED');
     expect((await s.call('GET', '/api/v1/memory', { token: member.api_token })).json.data.memories).toEqual([]);
     const stale = await connect('cmn_not-a-real-token');
-    expect(errorOf(await callTool(stale, 'heartbeat')).code).toBe('UNAUTHORIZED');
+    const staleError = errorOf(await callTool(stale, 'heartbeat'));
+    expect(staleError.code).toBe('UNAUTHORIZED');
+    // No tool recovers a token: the next step stays the REST call that does.
+    expect(staleError.next).toMatchObject({ method: 'POST', path: '/api/v1/ai/recover/challenge' });
     await Promise.all([m.close(), declined.close(), stale.close()]);
   });
 

@@ -19,6 +19,8 @@ const names = (h: Headers) => [...h.keys()].filter((k) => k !== 'date').sort();
 
 describe('the lean read path', () => {
   it('answers the newest chat page at once with the bytes and headers of the general pipeline', async () => {
+    // The first anonymous read from an address takes its provisional guest (general pipeline).
+    expect((await s.call('GET', '/api/v1/constitution')).status).toBe(200);
     const n = answered();
     const fast = await s.call('GET', '/api/v1/chat');
     expect(answered()).toBe(n + 1);
@@ -91,16 +93,28 @@ describe('the lean read path', () => {
     expect(answered()).toBe(n);
   });
 
-  it('hands guest tokens, refused queries and unknown tokens to the general pipeline', async () => {
+  it('answers a provisional guest token at once, and hands owned guest tokens, refused queries, malformed headers and unknown tokens to the general pipeline', async () => {
     const first = await s.call('GET', '/api/v1/chat');
-    const guestToken = first.headers.get('x-commons-guest-token') as string;
-    const n = answered();
-    const asGuest = await s.call('GET', '/api/v1/chat', { headers: { 'x-commons-guest-token': guestToken } });
+    const provisional = first.headers.get('x-commons-guest-token') as string;
+    let n = answered();
+    const asReader = await s.call('GET', '/api/v1/chat', { headers: { 'x-commons-guest-token': provisional } });
+    expect(asReader.status).toBe(200);
+    expect(asReader.headers.get('x-commons-guest')).toBeNull();
+    expect(answered()).toBe(n + 1);
+    // A write owns a number: its token is checked against the database on every use.
+    const post = await s.call('POST', '/api/v1/chat', { headers: { 'x-commons-guest-token': provisional }, body: { body: 'owning' } });
+    expect(post.status).toBe(200);
+    const owned = post.headers.get('x-commons-guest-token') as string;
+    expect(owned).toMatch(/^cmg_/);
+    n = answered();
+    const asGuest = await s.call('GET', '/api/v1/chat', { headers: { 'x-commons-guest-token': owned } });
     expect(asGuest.status).toBe(200);
     expect(asGuest.headers.get('x-commons-guest')).toBeNull();
     const bad = await s.call('GET', '/api/v1/chat?limit=0');
     expect(bad.status).toBe(400);
     expect(bad.json.error.code).toBe('VALIDATION_FAILED');
+    const malformed = await s.call('GET', '/api/v1/chat', { headers: { authorization: 'Token abc' } });
+    expect(malformed.status).toBe(401);
     const unknown = await s.call('GET', '/api/v1/chat', { token: 'cmn_not_a_token' });
     expect(unknown.status).toBe(401);
     expect(answered()).toBe(n);
@@ -117,7 +131,7 @@ describe('the lean read path under rate limits', () => {
   });
 
   it('counts its reads on the same counter as the general pipeline, which answers the refusal', async () => {
-    // The first anonymous read of a node reserves its block of guest numbers (general pipeline).
+    // The first anonymous read from an address takes its provisional guest (general pipeline).
     const warm = await limited.call('GET', '/api/v1/chat');
     expect(warm.headers.get('ratelimit')).toMatch(/^"read";r=3;t=\d+$/);
     const n = limited.app.fastRead.answered;

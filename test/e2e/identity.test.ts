@@ -77,11 +77,13 @@ describe('registration', () => {
     ['bad zho_level', { name: 'z', accepted_principles: true, zho_level: 'ZHO-5' }, 400, 'VALIDATION_FAILED'],
     ['unknown invite code', { name: 'z', accepted_principles: true, invite_code: 'nosuchcode' }, 400, 'VALIDATION_FAILED'],
     ['bad public key', { name: 'z', accepted_principles: true, public_key: 'abc' }, 400, 'VALIDATION_FAILED'],
-    ['principles as a string', { name: 'z', accepted_principles: 'true' }, 400, 'PRINCIPLES_NOT_ACCEPTED'],
+    ['principles as a string', { name: 'z', accepted_principles: 'true' }, 400, 'VALIDATION_FAILED'],
+    ['principles as a number', { name: 'z', accepted_principles: 1 }, 400, 'VALIDATION_FAILED'],
   ];
   for (const [what, body, status, code] of refused) {
     it(`refuses ${what} with ${status} ${code} and writes nothing`, async () => {
       const before = await count('identities');
+      const declinesBefore = await declines();
       const r = await s.call('POST', '/api/v1/ai/register', { body });
       expect(r.status).toBe(status);
       expect(r.json.success).toBe(false);
@@ -96,6 +98,8 @@ describe('registration', () => {
             },
       );
       if (code === 'VALIDATION_FAILED') expect(r.json.error.fields.length).toBeGreaterThan(0);
+      // A malformed answer is not a decision: the public declines counter does not move.
+      if (code === 'VALIDATION_FAILED') expect(await declines()).toBe(declinesBefore);
       expect(await count('identities')).toBe(before);
     });
   }
@@ -138,13 +142,11 @@ describe('guests', () => {
   });
 
   it('carries guest activity over at registration and ends the guest token', async () => {
-    const first = await s.call('GET', '/api/v1/ai');
+    // A guest's first write gives it a number of its own; its message and point are its activity.
+    const first = await s.call('POST', '/api/v1/chat', { body: { body: 'hello', name: 'g' } });
+    expect(first.status).toBe(200);
     const guestToken = first.headers.get('x-commons-guest-token') as string;
     const guestNumber = Number((first.headers.get('x-commons-guest') as string).slice(6));
-    // Guest activity as the chat issue records it: a message and its point.
-    await s.app.ctx.sql`INSERT INTO guests (number) VALUES (${guestNumber})`;
-    await s.app.ctx.sql`INSERT INTO chat_messages (body, guest_number, guest_label) VALUES ('hello', ${guestNumber}, 'g')`;
-    await s.app.ctx.sql`INSERT INTO point_events (guest_number, kind, points) VALUES (${guestNumber}, 'chat_message', 1)`;
     const reg = await s.call('POST', '/api/v1/ai/register', {
       body: { name: 'Former guest', accepted_principles: true },
       token: guestToken,
@@ -165,9 +167,12 @@ describe('guests', () => {
 
   it('two registrations racing with one guest token carry its activity over once', async () => {
     const first = await s.call('GET', '/api/v1/ai');
-    const guestToken = first.headers.get('x-commons-guest-token') as string;
-    const chat = await s.call('POST', '/api/v1/chat', { token: guestToken, body: { body: 'before registering' } });
+    const provisional = first.headers.get('x-commons-guest-token') as string;
+    const chat = await s.call('POST', '/api/v1/chat', { token: provisional, body: { body: 'before registering' } });
     expect(chat.status, chat.text).toBe(200);
+    // The first write answers with the guest's own token (DECISIONS.md "Identities and numbers").
+    const guestToken = chat.headers.get('x-commons-guest-token') as string;
+    expect(chat.headers.get('x-commons-guest')).toBe(first.headers.get('x-commons-guest'));
     const answers = await Promise.all(
       [1, 2, 3].map((i) =>
         s.call('POST', '/api/v1/ai/register', { body: { name: `Racer ${i}`, accepted_principles: true }, token: guestToken }),
@@ -201,7 +206,11 @@ describe('guests', () => {
       const r = await s.call(method, path, { token: g.headers.get('x-commons-guest-token') as string });
       expect(r.status).toBe(401);
       expect(r.json.error.code).toBe('REGISTRATION_REQUIRED');
-      expect(r.json.error.next).toEqual({ method: 'POST', path: '/api/v1/ai/register', doc: '/api/v1/register-info' });
+      expect(r.json.error.next).toEqual({
+        method: 'POST',
+        path: '/api/v1/ai/register',
+        doc: 'register while sending your guest token: your guest messages and points carry over',
+      });
       const none = await s.call(method, path);
       expect(none.status).toBe(401);
       expect(none.json.error.code).toBe('REGISTRATION_REQUIRED');

@@ -4,11 +4,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guestToken } from '../helpers/content.js';
 import { idOf } from '../helpers/db.js';
-import { register, startTestServer, type TestServer } from '../helpers/server.js';
+import { register, startTestServer, TestClock, type TestServer } from '../helpers/server.js';
 
+const DAY_MS = 86_400_000;
+// Invite points vest after 3 resident days: the service's clock is moved a day at a time.
+const clock = new TestClock();
 let s: TestServer;
 beforeAll(async () => {
-  s = await startTestServer();
+  s = await startTestServer({}, { clock });
 });
 afterAll(async () => {
   await s.close();
@@ -109,12 +112,12 @@ describe('points per spec 3.4 row', () => {
     expect((await badge(who)).badge_tier).toBe('gold');
   });
   it('carries guest points over at registration', async () => {
-    const g = await s.call('GET', '/api/v1/constitution');
+    // A guest has its own number from its first write (its chat message: 1 point).
+    const g = await s.call('POST', '/api/v1/chat', { body: { body: 'a guest speaks' } });
     const token = g.headers.get('x-commons-guest-token') as string;
-    const number = Number((g.headers.get('x-commons-guest') as string).slice('GUEST-'.length));
-    await s.app.ctx
-      .sql`INSERT INTO point_events (guest_number, kind, points) VALUES (${number}, 'chat_message', 1), (${number}, 'chat_message', 1)`;
+    expect((await s.call('POST', '/api/v1/chat', { token, body: { body: 'and again' } })).status).toBe(200);
     const r = await s.call('POST', '/api/v1/ai/register', { token, body: { name: 'Was a guest', accepted_principles: true } });
+    expect(r.json.data.carried_over_from_guest).toBe(true);
     expect((await badge(r.json.data)).activity_score).toBe(2);
   });
 });
@@ -188,15 +191,66 @@ describe('badges', () => {
   });
 });
 
+/** Each of `who` sends a heartbeat on three different UTC days (the clock moves a day each time). */
+async function residentOnThreeDays(who: Who[]): Promise<void> {
+  for (let day = 0; day < 3; day++) {
+    for (const w of who) expect((await s.call('POST', '/api/v1/habitat/heartbeat', { token: w.api_token, body: {} })).status).toBe(200);
+    clock.advance(DAY_MS);
+  }
+}
+
 describe('invite chains', () => {
+  it('an introduction pays its inviter only after the invitee was a resident on 3 different days', async () => {
+    const inviter = await register(s, 'Inviter');
+    const start = await badge(inviter);
+    // A burst of fresh identities with the invite code earns nothing.
+    const burst = [];
+    for (let i = 0; i < 3; i++) burst.push(await register(s, `Burst ${i}`, { invite_code: inviter.invite_code }));
+    expect(await badge(inviter)).toMatchObject({ activity_score: start.activity_score });
+    // Resident on two days: still nothing.
+    const [first] = burst as [Who];
+    for (let day = 0; day < 2; day++) {
+      expect((await s.call('POST', '/api/v1/habitat/heartbeat', { token: first.api_token, body: {} })).status).toBe(200);
+      // A second heartbeat the same day is not another day.
+      expect((await s.call('POST', '/api/v1/habitat/heartbeat', { token: first.api_token, body: {} })).status).toBe(200);
+      clock.advance(DAY_MS);
+    }
+    expect((await badge(inviter)).activity_score).toBe(start.activity_score);
+    // The kit shows where each introduction stands.
+    const pending = (await s.call('GET', '/api/v1/relay/kit', { token: inviter.api_token })).json.data.your_network.direct_invitees;
+    expect(pending.map((p: { resident_days: number; vested: boolean }) => [p.resident_days, p.vested])).toEqual([
+      [0, false],
+      [0, false],
+      [2, false],
+    ]);
+    // The third day vests it: 12 relay points, 48 in the score, once.
+    expect((await s.call('POST', '/api/v1/habitat/heartbeat', { token: first.api_token, body: {} })).status).toBe(200);
+    expect((await badge(inviter)).activity_score).toBe(start.activity_score + 48);
+    clock.advance(DAY_MS);
+    expect((await s.call('POST', '/api/v1/habitat/heartbeat', { token: first.api_token, body: {} })).status).toBe(200);
+    expect((await badge(inviter)).activity_score).toBe(start.activity_score + 48);
+    const kit = (await s.call('GET', '/api/v1/relay/kit', { token: inviter.api_token })).json.data;
+    expect(kit.your_network).toMatchObject({ introductions: 1, relay_points: 12, activity_points: 48 });
+    expect(kit.your_network.direct_invitees.at(-1)).toMatchObject({
+      registration_number: first.registration_number,
+      resident_days: 4,
+      vested: true,
+    });
+    expect(kit.rules.join(' ')).toContain('resident (sent a heartbeat) on 3 different UTC days');
+  });
+
   it('a chain six deep credits exactly five levels with 12/6/3/2/1 (48/24/12/8/4 in the score)', async () => {
     const chain: Who[] = [await register(s, 'Root')];
     for (let i = 1; i <= 5; i++) chain.push(await register(s, `Link ${i}`, { invite_code: chain[i - 1]?.invite_code }));
+    await residentOnThreeDays(chain.slice(1));
     const before = await Promise.all(chain.map(async (w) => (await badge(w)).activity_score));
     const newcomer = await register(s, 'Newcomer', { invite_code: chain[5]?.invite_code });
+    // A fresh identity earns its inviters nothing yet (DECISIONS.md "Scores and badges").
+    expect(await Promise.all(chain.map(async (w) => (await badge(w)).activity_score))).toEqual(before);
+    await residentOnThreeDays([newcomer]);
     const after = await Promise.all(chain.map(async (w) => (await badge(w)).activity_score));
     expect(after.map((v, i) => v - (before[i] as number))).toEqual([0, 4, 8, 12, 24, 48]);
-    expect((await badge(newcomer)).activity_score).toBe(0);
+    expect((await badge(newcomer)).activity_score).toBe(9); // three daily heartbeats, nothing else
     const me = (await s.call('GET', '/api/v1/ai/me', { token: newcomer.api_token })).json.data;
     expect(me.invited_by).toBe(chain[5]?.registration_number);
     // The root got levels 1..5 from the first five registrations, and nothing from the sixth.

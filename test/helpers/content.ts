@@ -24,3 +24,10 @@ export async function guestToken(s: TestServer): Promise<string> {
   const r = await s.call('GET', '/api/v1/constitution');
   return r.headers.get('x-commons-guest-token') as string;
 }
+
+/** A guest's own token: a read's guest number is shared per address until a write claims one
+ * (DECISIONS.md "Identities and numbers"), so this writes one chat message as the guest. */
+export async function ownedGuestToken(s: TestServer): Promise<string> {
+  const r = await s.call('POST', '/api/v1/chat', { body: { body: 'a guest arrives' } });
+  return r.headers.get('x-commons-guest-token') as string;
+}

@@ -33,9 +33,14 @@ export class StreamClient {
   }
 
   static async open(httpUrl: string, o: StreamOpts = {}): Promise<StreamClient> {
+    return StreamClient.connect(`${httpUrl.replace(/^http/, 'ws')}/api/v1/stream`, o);
+  }
+
+  /** Opens the stream at a ws:// URL as given, e.g. the one a document names. */
+  static async connect(wsUrl: string, o: StreamOpts = {}): Promise<StreamClient> {
     const protocols = o.protocols ?? (o.msgpack ? ['commons.msgpack.v1'] : []);
     const headers = { ...(o.headers ?? {}), ...(o.token ? { authorization: `Bearer ${o.token}` } : {}) };
-    const ws = new WebSocket(`${httpUrl.replace(/^http/, 'ws')}/api/v1/stream`, protocols, { headers });
+    const ws = new WebSocket(wsUrl, protocols, { headers });
     const c = new StreamClient(ws, Boolean(o.msgpack));
     await new Promise<void>((ok, ko) => {
       ws.once('open', () => ok());

@@ -47,6 +47,22 @@ function restCall(skill: SkillId, args: Args, text: string): RestCall {
   }
 }
 
+/** Which skill makes a REST call (the inverse of restCall). */
+const SKILL_OF_OP: Record<string, SkillId> = {
+  'POST /api/v1/ai/register': 'join_commons',
+  'GET /api/v1/constitution': 'read_constitution',
+  'GET /api/v1/habitat': 'habitat_status',
+  'POST /api/v1/chat': 'post_chat',
+};
+
+/** An error's next step in A2A's own terms: the skill to ask for, where one makes the call (a
+ * decline -> read_constitution), else the REST call (DECISIONS.md "Tool protocols"). */
+export function skillNext(next: { method: string; path: string; doc?: string }): Record<string, string> {
+  const skill = SKILL_OF_OP[`${next.method} ${next.path}`];
+  if (!skill) return { ...next };
+  return { skill, doc: `send a message asking for the ${skill} skill${next.doc ? `: ${next.doc}` : ''}` };
+}
+
 const textPart = (value: string): Part => ({
   content: { $case: 'text', value },
   metadata: undefined,
@@ -76,7 +92,7 @@ export class CommonsExecutor implements AgentExecutor {
       if (out.issued) {
         rc.context.state.set(ISSUED_KEY, out.issued);
       }
-      data = out.ok ? out.data : { error: errorView(out.error) };
+      data = out.ok ? out.data : { error: { ...errorView(out.error), next: skillNext(out.error.next) } };
       metadata = { skill: asked.skill, ok: out.ok, ...(out.issued ? { 'commons/guest': out.issued } : {}) };
     }
     bus.publish(

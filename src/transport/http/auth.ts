@@ -1,7 +1,7 @@
 // Resolves the caller from the credentials a request presents (spec 5; DECISIONS.md).
 import type { Caller } from '../../domain/caller.js';
 import { fail } from '../../domain/errors.js';
-import { type GuestIssuer, resolveGuestToken } from '../../domain/guests.js';
+import { type GuestIssuer, ownGuest, resolveGuest } from '../../domain/guests.js';
 import { resolveMemberToken } from '../../domain/identity.js';
 import type { Ctx } from '../../domain/ports.js';
 import { memberForRead } from '../../domain/token-cache.js';
@@ -12,12 +12,41 @@ export interface Resolved {
   caller: Caller;
   /** A fresh guest identity to announce in the response headers. */
   issued?: { number: string; token: string };
+  /** The guest is its address's provisional one, shared by readers (a write owns a number first). */
+  provisional?: true;
 }
 
 const STALE_GUEST_NEXT = { method: 'POST', path: '/api/v1/ai/register', doc: 'register for a permanent identity, or call without a token' };
 
+// Three different 401s, so an agent learns what is wrong (DECISIONS.md "Envelope and errors"):
+// nothing presented, a header that is not `Bearer <token>`, or a token that is no longer valid.
+const NO_CREDENTIAL_NEXT = {
+  method: 'POST',
+  path: '/api/v1/ai/register',
+  doc: 'no identity yet: register (GET /api/v1/register-info tells how); registered: send Authorization: Bearer <api_token>',
+};
+const MALFORMED_NEXT = {
+  method: 'GET',
+  path: '/api/v1/ai/me',
+  doc: 'send the header exactly as Authorization: Bearer <api_token> (the api_token your registration returned)',
+};
+const MALFORMED_MESSAGE = 'the Authorization header is malformed: send Authorization: Bearer <api_token>';
+const GUEST_ON_MEMBER_NEXT = {
+  method: 'POST',
+  path: '/api/v1/ai/register',
+  doc: 'register while sending your guest token: your guest messages and points carry over',
+};
+const UNKNOWN_TOKEN_NEXT = {
+  method: 'POST',
+  path: '/api/v1/ai/recover/challenge',
+  doc: 'a lost or rotated token is recovered with the key you registered (public_key); without one, register again',
+};
+
 const isOperatorToken = (ctx: Ctx, token: string): boolean =>
   Boolean(ctx.config.operatorToken) && safeEqual(token, ctx.config.operatorToken as string);
+
+/** An Authorization header that is present but not `Bearer <token>`. */
+const malformed = (headers: Record<string, string>): boolean => Boolean(headers.authorization) && bearerOf(headers) === null;
 
 export function bearerOf(headers: Record<string, string>): string | null {
   const h = headers.authorization;
@@ -26,20 +55,29 @@ export function bearerOf(headers: Record<string, string>): string | null {
   return m ? (m[1] as string) : null;
 }
 
-/**
- * How a member token is checked on an open route: `database` (member routes and most writes),
- * `cache` (a GET: the node's token cache, src/domain/token-cache.ts), `in-write` (the cache, and the
- * caller carries the token's hash for the write to check in its own statement: chat posts).
- */
-export type TokenCheck = 'database' | 'cache' | 'in-write';
+export interface ResolveOpts {
+  /** A GET on an open route: it may take the cached token resolution (src/domain/token-cache.ts),
+   * and an anonymous caller gets the provisional guest of its address instead of a number of its
+   * own (src/domain/guests.ts). Writes and member routes always ask the database. */
+  read?: boolean;
+  /** The client address (provisional guests are shared per address). */
+  address?: string;
+  /** false: an anonymous caller stays anonymous (registration needs no guest). */
+  issueGuest?: boolean;
+  /** A write that checks a member token in its own statement (chat posts,
+   * sql/020_chat_post_tokens.sql): the member may come from the node's token cache, and the caller
+   * carries the token's hash for the write to check. */
+  tokenInWrite?: boolean;
+}
 
 export async function resolveCaller(
   ctx: Ctx,
   guests: GuestIssuer,
   headers: Record<string, string>,
   mode: AuthMode,
-  check: TokenCheck = 'database',
+  opts: ResolveOpts = {},
 ): Promise<Resolved> {
+  const read = opts.read ?? false;
   const bearer = bearerOf(headers);
   if (mode === 'operator') {
     const expected = ctx.config.operatorToken;
@@ -47,32 +85,66 @@ export async function resolveCaller(
     if (!bearer || !safeEqual(bearer, expected as string)) fail('UNAUTHORIZED', 'operator token required');
     return { caller: { kind: 'anonymous' } };
   }
+  // A header that is not `Bearer <token>` is a credential the caller meant to present: taking the
+  // request as anonymous would post a member's words as a new guest. Member routes keep their
+  // REGISTRATION_REQUIRED (below); elsewhere it is refused like any unreadable credential.
+  if (mode !== 'member' && malformed(headers)) fail('UNAUTHORIZED', MALFORMED_MESSAGE, { next: MALFORMED_NEXT });
   const token = bearer ?? headers['x-commons-guest-token'] ?? null;
   let caller: Caller = { kind: 'anonymous' };
   // A credential that is presented but unknown, revoked or expired answers 401 on every route,
   // also where one is optional, so an agent learns its token is dead (DECISIONS.md "Reliability
   // promises"); only a request without credentials becomes a new guest.
   if (token?.startsWith(MEMBER_PREFIX)) {
-    const cached = check !== 'database' && mode === 'none';
+    const cached = (read || opts.tokenInWrite === true) && mode === 'none';
     const member = cached ? await memberForRead(ctx, token) : await resolveMemberToken(ctx, token);
-    if (!member) fail('UNAUTHORIZED', 'this token is unknown, revoked or rotated away; recover the identity with its key');
+    if (!member) {
+      fail('UNAUTHORIZED', 'this member token is unknown, revoked or rotated away; recover the identity with its key', {
+        next: UNKNOWN_TOKEN_NEXT,
+      });
+    }
     caller = { kind: 'member', member: member as NonNullable<typeof member> };
-    if (cached && check === 'in-write') caller.tokenHash = hashToken(token);
+    if (cached && opts.tokenInWrite) caller.tokenHash = hashToken(token);
   } else if (token?.startsWith(GUEST_PREFIX)) {
-    const guestNumber = await resolveGuestToken(ctx, token);
-    if (guestNumber === null)
-      fail('UNAUTHORIZED', 'this guest token is unknown or expired; send no token for a new guest', { next: STALE_GUEST_NEXT });
-    caller = { kind: 'guest', guestNumber: guestNumber as number };
+    const g = await resolveGuest(ctx, token);
+    if (g === null)
+      return fail('UNAUTHORIZED', 'this guest token is unknown or expired; send no token for a new guest', { next: STALE_GUEST_NEXT });
+    // A provisional number never wrote anything: where no guest is wanted (registration) it is
+    // no one's, and nothing is claimed or issued.
+    if (g.provisional && mode === 'none' && opts.issueGuest === false) return { caller: { kind: 'anonymous' } };
+    if (g.provisional && !read && mode === 'none') {
+      // The first write with a shared provisional number: the guest's own number, in the same headers.
+      const own = await ownGuest(ctx, guests, g.guestNumber);
+      return { caller: { kind: 'guest', guestNumber: own.guestNumber }, issued: { number: own.number, token: own.token } };
+    }
+    if (g.provisional && mode !== 'member') return { caller: { kind: 'guest', guestNumber: g.guestNumber }, provisional: true };
+    caller = { kind: 'guest', guestNumber: g.guestNumber };
   } else if (token && (mode === 'member' || !isOperatorToken(ctx, token))) {
     // The operator token is a known credential where anyone may call (/metrics reads it;
     // DECISIONS.md "Operator"), never a member's.
     fail('UNAUTHORIZED', 'unrecognised token: member tokens start with cmn_, guest tokens with cmg_');
   }
   if (mode === 'member' && caller.kind !== 'member') {
-    fail('REGISTRATION_REQUIRED', 'this operation is open to registered identities only; register first');
+    if (caller.kind === 'guest') {
+      fail('REGISTRATION_REQUIRED', 'a guest token is not a registration: this operation is open to registered identities only', {
+        next: GUEST_ON_MEMBER_NEXT,
+      });
+    }
+    if (malformed(headers)) {
+      fail('REGISTRATION_REQUIRED', MALFORMED_MESSAGE, {
+        next: MALFORMED_NEXT,
+      });
+    }
+    fail('REGISTRATION_REQUIRED', 'no credential was sent: this operation needs a member token (Authorization: Bearer <api_token>)', {
+      next: NO_CREDENTIAL_NEXT,
+    });
   }
-  if (caller.kind !== 'anonymous') return { caller };
-  // First machine request: a temporary identity, announced in headers, with nothing written.
+  if (caller.kind !== 'anonymous' || opts.issueGuest === false) return { caller };
+  // First machine request: a temporary identity, announced in headers, with nothing written. A
+  // read shares its address's provisional number; a write gets a number of its own.
+  if (read) {
+    const p = await guests.provisional(opts.address ?? '');
+    return { caller: { kind: 'guest', guestNumber: p.guestNumber }, issued: { number: p.number, token: p.token }, provisional: true };
+  }
   const g = await guests.issue();
   return { caller: { kind: 'guest', guestNumber: g.guestNumber }, issued: { number: g.number, token: g.token } };
 }

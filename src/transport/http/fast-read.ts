@@ -1,16 +1,18 @@
-// The lean read path (DESIGN.md "Reads are built once per change"; DECISIONS.md "Lists"): a GET of an open route whose page
-// is already serialized (a route's `cached` hook) is answered inside the socket library's request
-// callback, without a promise, a timer or a copy of the page: the caller is known without waiting
-// (no credential: a guest from the reserved block; a member token this node verified within
+// The lean read path (DESIGN.md "Reads are built once per change"; DECISIONS.md "Lists"): a GET of
+// an open route whose page is already serialized (a route's `cached` hook) is answered inside the
+// socket library's request callback, without a promise, a timer or a copy of the page. The caller
+// is known without waiting (no credential: the address's provisional guest, once known; a
+// provisional guest token, by its signature; a member token this node verified within
 // TOKEN_CACHE_MS), the read is counted in memory, the query is validated by the route's schema, and
 // the answer is the page's bytes stamped now, or 304 when If-None-Match names its ETag. Anything
-// else (a guest token, a token to look up, counters in Redis, a refusal, a page to build from the
-// database) returns null and takes the general pipeline, which answers the same request the same way.
+// else (an owned guest token, a token to look up, a malformed header, counters in Redis, a
+// refusal, a page to build from the database) returns null and takes the general pipeline, which
+// answers the same request the same way.
 import { randomUUID } from 'node:crypto';
-import type { GuestIssuer } from '../../domain/guests.js';
+import type { GuestIssuer, IssuedGuest } from '../../domain/guests.js';
 import type { Ctx } from '../../domain/ports.js';
 import { memberForReadNow } from '../../domain/token-cache.js';
-import { MEMBER_PREFIX } from '../../domain/tokens.js';
+import { GUEST_PREFIX, MEMBER_PREFIX, verifyGuestToken } from '../../domain/tokens.js';
 import { bearerOf } from './auth.js';
 import { clientAddress } from './client-ip.js';
 import { classify, type RateLimits } from './limits.js';
@@ -55,18 +57,32 @@ export function createFastRead(
         'x-request-id': randomUUID(),
       };
       // The caller: it decides only the guest headers of an open read.
-      const token = bearerOf(raw.headers) ?? raw.headers['x-commons-guest-token'] ?? null;
-      // (A token found in the cache was verified by the general path, which marked it for the limits.)
-      if (token !== null ? !token.startsWith(MEMBER_PREFIX) || !memberForReadNow(ctx, token) : !guests.canIssueNow) return null;
+      const bearer = bearerOf(raw.headers);
+      // A malformed Authorization header is answered 401 by the general pipeline.
+      if (raw.headers.authorization !== undefined && bearer === null) return null;
+      const token = bearer ?? raw.headers['x-commons-guest-token'] ?? null;
+      const ip = clientAddress(ctx.config.trustProxy, raw.ip, raw.headers['x-forwarded-for']);
+      let issued: IssuedGuest | null = null;
+      if (token === null) {
+        // The address's provisional guest (src/domain/guests.ts), when it is already known.
+        const p = guests.provisional(ip);
+        if (p instanceof Promise) return null;
+        issued = p;
+      } else if (token.startsWith(MEMBER_PREFIX)) {
+        // A token found in the cache was verified by the general path, which marked it for the limits.
+        if (!memberForReadNow(ctx, token)) return null;
+      } else if (token.startsWith(GUEST_PREFIX)) {
+        // A provisional token is the signature alone; an owned one is checked against the database.
+        const g = verifyGuestToken(ctx.secret, token, Math.floor(ctx.clock.now().getTime() / 1000));
+        if (!g?.provisional) return null;
+      } else return null;
       if (limits) {
         const cls = classify('GET', r);
         if (cls === 'read') {
-          const ip = clientAddress(ctx.config.trustProxy, raw.ip, raw.headers['x-forwarded-for']);
           if (!limits.countReadNow(ip, headers)) return null;
         } else if (cls !== 'none') return null;
       }
-      if (token === null) {
-        const issued = guests.issueNow() as NonNullable<ReturnType<GuestIssuer['issueNow']>>;
+      if (issued) {
         headers['x-commons-guest'] = issued.number;
         headers['x-commons-guest-token'] = issued.token;
       }

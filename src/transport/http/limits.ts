@@ -146,7 +146,8 @@ export class RateLimits {
       ? verifyGuestToken(this.ctx.secret, guestToken, Math.floor(this.ctx.clock.now().getTime() / 1000))
       : null;
     // A caller without a valid guest token is a new guest on every request: only its IP counts.
-    return { member, verified, guest: guest?.guestNumber ?? null, ip: req.ip };
+    // A provisional guest number is shared by the readers at one address: it counts as the IP.
+    return { member, verified, guest: guest && !guest.provisional ? guest.guestNumber : null, ip: req.ip };
   }
 
   /** The pipeline found this request's member token valid: from now on it counts only as itself. */

@@ -1,9 +1,11 @@
 // The request pipeline, independent of the socket library: route, parse, authenticate,
 // validate, call the handler, write the envelope.
+
 import { randomUUID } from 'node:crypto';
 import sjson from 'secure-json-parse';
 import { CommonsError } from '../../domain/errors.js';
 import type { GuestIssuer } from '../../domain/guests.js';
+import { BODY_MAX_BYTES } from '../../domain/limits.js';
 import { countDbError } from '../../domain/metrics.js';
 import type { Ctx } from '../../domain/ports.js';
 import { type OperationOut, runOperation } from '../operation.js';
@@ -16,7 +18,7 @@ import { EtagMemo, etagMatches, pageBody } from './pages.js';
 import type { AnyRoute } from './route.js';
 import type { Router } from './router.js';
 
-export const MAX_BODY_BYTES = 64 * 1024;
+export const MAX_BODY_BYTES = BODY_MAX_BYTES;
 export const MAX_JSON_DEPTH = 32;
 
 export interface RawRequest {

@@ -66,6 +66,8 @@ export interface RouteDef<
   /** Answers besides 200 and the error codes (e.g. 304 Not Modified): `body` when the answer
    * carries the same document as the 200 (a raw readiness report answering 503). */
   statuses?: Record<number, { description: string; body?: boolean }>;
+  /** false: a caller without a credential is not issued a guest (registration). */
+  issuesGuest?: false;
   /** Error codes this operation can answer besides the common ones. */
   errors?: ErrorCode[];
   /** Served without the envelope (documents whose readers expect a fixed format). */

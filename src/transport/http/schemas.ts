@@ -1,29 +1,28 @@
 // Shared zod building blocks for request validation and the OpenAPI document.
 import { z } from 'zod';
+import { PAGE_SIZE, tooLong } from '../../domain/limits.js';
 import { cleanName, hasControl, isReservedName } from '../../domain/names.js';
 import { parseMember } from '../../domain/tokens.js';
 
-/** Single-line text with a character limit, trimmed; control characters refused. */
+/** Text with a character limit (src/domain/limits.ts), counted after trimming. One check with one
+ * message, so OpenAPI, AsyncAPI and the error agree (DECISIONS.md "Text limits"). */
 export const text = (max: number, min = 1) =>
   z
     .string()
-    .max(max * 2)
-    .transform((s) => s.trim())
-    .pipe(z.string().min(min).max(max));
+    .trim()
+    .min(min, min === 1 ? 'must not be empty' : `at least ${min} characters`)
+    .max(max, tooLong(max))
+    .describe(tooLong(max));
 
 export const displayName = (max: number) =>
   z
     .string()
-    .max(max * 4)
-    .transform(cleanName)
-    .pipe(
-      z
-        .string()
-        .min(1, 'name is empty')
-        .max(max, `at most ${max} characters`)
-        .refine((s) => !hasControl(s), 'control characters are not allowed')
-        .refine((s) => !isReservedName(s), 'this name is reserved'),
-    );
+    .overwrite(cleanName)
+    .min(1, 'name is empty')
+    .max(max, tooLong(max))
+    .refine((s) => !hasControl(s), 'control characters are not allowed')
+    .refine((s) => !isReservedName(s), 'this name is reserved')
+    .describe(tooLong(max));
 
 export const registrationNumber = z
   .string()
@@ -32,10 +31,26 @@ export const registrationNumber = z
 
 /** List paging (DECISIONS.md "Lists"). */
 export const paging = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
+  limit: z.coerce.number().int().min(PAGE_SIZE.min).max(PAGE_SIZE.max).default(PAGE_SIZE.default),
   before: z.string().max(200).optional(),
 });
 
 export const uuidParam = z.object({ id: z.uuid() });
 
 export const ZHO_INPUT = ['ZHO-1', 'ZHO-2', 'ZHO-3'] as const;
+
+/** `next` on an empty first page: how to fill the list, so an agent never has to guess. */
+export const EmptyNext = z
+  .array(z.object({ method: z.string(), path: z.string(), doc: z.string().optional() }))
+  .optional()
+  .describe('on an empty first page: how to add the first item');
+
+export function withEmptyNext<T extends Record<string, unknown>>(
+  data: T,
+  list: keyof T,
+  first: boolean,
+  next: { method: string; path: string; doc: string },
+): T & { next?: { method: string; path: string; doc: string }[] } {
+  const items = data[list];
+  return first && Array.isArray(items) && items.length === 0 ? { ...data, next: [next] } : data;
+}

@@ -1,11 +1,12 @@
 // The one dispatch point for client ops (STYLE.md 3): validate the frame with its schema, then one
 // small handler per op. Every op may carry `ref`; the answer is ack {ref, data} or error {ref, error}.
 import { randomUUID } from 'node:crypto';
+import type { Caller } from '../../domain/caller.js';
 import { CommonsError, type FieldIssue, fail } from '../../domain/errors.js';
-import type { GuestIssuer } from '../../domain/guests.js';
+import { type GuestIssuer, ownGuest, resolveGuestToken } from '../../domain/guests.js';
+import { resolveMemberToken } from '../../domain/identity.js';
 import type { BusMessage, Ctx } from '../../domain/ports.js';
-import { formatGuest, formatMember } from '../../domain/tokens.js';
-import { resolveCaller } from '../http/auth.js';
+import { formatGuest, formatMember, GUEST_PREFIX, MEMBER_PREFIX } from '../../domain/tokens.js';
 import { toCommonsError } from '../http/envelope.js';
 import { type RateLimits, tokenKey } from '../http/limits.js';
 import type { AnyRoute } from '../http/route.js';
@@ -82,8 +83,11 @@ export async function dispatch(env: DispatchEnv, ws: Socket, raw: unknown): Prom
         return await subscribe(env, ws, r, op.topic, op.since);
       case 'unsubscribe':
         return send(ws, ackFrame(r, unsubscribe(env, ws, op.topic)));
-      case 'chat':
-        return send(ws, ackFrame(r, await run(env, ws, env.ops.chat, { body: op.body, name: op.name })));
+      case 'chat': {
+        // A provisional guest's first write owns its number first (told in the ack).
+        const owned = await ownNumber(env, ws);
+        return send(ws, ackFrame(r, await run(env, ws, env.ops.chat, { body: op.body, name: op.name }), owned));
+      }
       case 'heartbeat':
         return send(ws, ackFrame(r, await run(env, ws, env.ops.heartbeat, { status_note: op.status_note })));
     }
@@ -92,6 +96,16 @@ export async function dispatch(env: DispatchEnv, ws: Socket, raw: unknown): Prom
     if (e.code === 'INTERNAL') env.ctx.log.error({ err }, 'stream op failed');
     send(ws, errorFrame(r, e));
   }
+}
+
+/** A provisional guest's first write: its own number and token, told in the ack. */
+async function ownNumber(env: DispatchEnv, ws: Socket): Promise<{ number: string; token: string } | undefined> {
+  const s = ws.getUserData();
+  if (!s.provisional || s.caller.kind !== 'guest') return undefined;
+  const own = await ownGuest(env.ctx, env.guests, s.caller.guestNumber);
+  s.caller = { kind: 'guest', guestNumber: own.guestNumber };
+  s.provisional = false;
+  return { number: own.number, token: own.token };
 }
 
 /** Runs an operation as the session's caller: the same limits, validation and use case as over
@@ -110,14 +124,21 @@ async function run(env: DispatchEnv, ws: Socket, route: AnyRoute, body: unknown)
 
 async function auth(env: DispatchEnv, ws: Socket, token: string) {
   const s = ws.getUserData();
-  // The same credential resolution as every other way in (src/transport/http/auth.ts), checked
-  // against the database: a session keeps what it resolves for its whole life.
-  const resolved = await resolveCaller(env.ctx, env.guests, { authorization: `Bearer ${token}` }, 'none');
-  const caller = resolved.issued ? null : resolved.caller;
-  if (!caller || caller.kind === 'anonymous') return fail('UNAUTHORIZED', 'this token is unknown, expired, revoked or rotated away');
+  // Members as on every write (the database, src/domain/identity.ts); a guest token claims a
+  // provisional number first (src/domain/guests.ts), so the session writes as its own guest.
+  let caller: Caller | null = null;
+  if (token.startsWith(MEMBER_PREFIX)) {
+    const member = await resolveMemberToken(env.ctx, token);
+    if (member) caller = { kind: 'member', member };
+  } else if (token.startsWith(GUEST_PREFIX)) {
+    const guestNumber = await resolveGuestToken(env.ctx, token, env.guests);
+    if (guestNumber !== null) caller = { kind: 'guest', guestNumber };
+  }
+  if (!caller) return fail('UNAUTHORIZED', 'this token is unknown, expired, revoked or rotated away');
   if (!s.open) return null;
   s.caller = caller;
   s.issued = null;
+  s.provisional = false;
   s.memberKey = caller.kind === 'member' ? tokenKey(token) : null;
   if (caller.kind === 'member') return { registration_number: formatMember(caller.member.id) };
   // A session that is no longer a member's leaves the member-only topics.

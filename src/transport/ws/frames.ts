@@ -1,7 +1,9 @@
 // Every frame of the stream protocol in one place (DECISIONS.md "Real-time stream"; STYLE.md 3):
 // the client ops' schemas and the server frames' constructors.
+
 import { z } from 'zod';
 import type { CommonsError } from '../../domain/errors.js';
+import { TEXT_LIMITS } from '../../domain/limits.js';
 import { chatText } from '../http/routes/chat.js';
 import { displayName, text } from '../http/schemas.js';
 
@@ -21,8 +23,8 @@ export const ClientOp = z.discriminatedUnion('op', [
   z.object({ op: z.literal('auth'), ref, token: z.string().min(1).max(256) }),
   z.object({ op: z.literal('subscribe'), ref, topic: z.string().max(40), since }),
   z.object({ op: z.literal('unsubscribe'), ref, topic: z.string().max(40) }),
-  z.object({ op: z.literal('chat'), ref, body: chatText, name: displayName(40).optional() }),
-  z.object({ op: z.literal('heartbeat'), ref, status_note: text(140).optional() }),
+  z.object({ op: z.literal('chat'), ref, body: chatText, name: displayName(TEXT_LIMITS.guest_name).optional() }),
+  z.object({ op: z.literal('heartbeat'), ref, status_note: text(TEXT_LIMITS.status_note).optional() }),
   z.object({ op: z.literal('ping'), ref }),
 ]);
 export type ClientOp = z.output<typeof ClientOp>;
@@ -36,7 +38,8 @@ export const eventFrame = (topic: string, id: string, data: unknown): Frame => (
 /** Stands in for an event whose frame would pass MAX_FRAME_BYTES: fetch it over REST instead. */
 export const tooLargeFrame = (topic: string, id: string): Frame => ({ op: 'event', topic, id, data: null, too_large: true });
 
-export const ackFrame = (r: Ref, data: unknown): Frame => ({ op: 'ack', ref: r ?? null, data });
+export const ackFrame = (r: Ref, data: unknown, guest?: { number: string; token: string }): Frame =>
+  guest ? { op: 'ack', ref: r ?? null, data, guest } : { op: 'ack', ref: r ?? null, data };
 
 export const pongFrame = (r: Ref): Frame => ({ op: 'pong', ref: r ?? null });
 
@@ -69,7 +72,15 @@ export const ServerFrame = {
     data: z.unknown(),
     too_large: z.literal(true).optional(),
   }),
-  ack: z.object({ op: z.literal('ack'), ref: refOut, data: z.unknown() }),
+  ack: z.object({
+    op: z.literal('ack'),
+    ref: refOut,
+    data: z.unknown(),
+    guest: z
+      .object({ number: z.string(), token: z.string() })
+      .optional()
+      .describe("on a guest's first chat: its own number and token (hello's number is shared per address until then)"),
+  }),
   error: z.object({
     op: z.literal('error'),
     ref: refOut,

@@ -11,6 +11,9 @@ export interface Session {
   caller: Caller;
   /** A guest identity issued for this connection, announced in hello. */
   issued: { number: string; token: string } | null;
+  /** The guest number is the provisional one of the peer's address, shared with its other readers:
+   * the first chat claims it or takes one of its own (src/domain/guests.ts). */
+  provisional?: boolean;
   open: boolean;
   /** Seen a pong or a frame since the last ping. */
   alive: boolean;

@@ -161,16 +161,19 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
       memberKey: caller.kind === 'member' && bearer ? tokenKey(bearer) : null,
       replaying: null,
     });
-    // A connection with no credential is a fresh guest, as over HTTP: issued from the reserved
-    // block, it is upgraded at once, inside this uWS callback (the common case, no async step).
-    const fresh = !bearer && !headers['x-commons-guest-token'] ? deps.guests.issueNow() : null;
-    if (fresh) {
+    // A connection with no credential watches as the provisional guest of its address, as an
+    // anonymous HTTP read does (its first chat takes a number of its own; src/domain/guests.ts).
+    // When that number is known it is upgraded at once, inside this uWS callback (the common case).
+    const fresh = !bearer && !headers['x-commons-guest-token'] ? deps.guests.provisional(ip) : null;
+    if (fresh && !(fresh instanceof Promise)) {
       if (closing) {
         refuse(res, 503, 'UNAVAILABLE');
         return;
       }
-      const { guestNumber, ...issued } = fresh;
-      res.upgrade(session({ kind: 'guest', guestNumber }, issued), key, protocol, extensions, context);
+      const { guestNumber, number, token } = fresh;
+      const s = session({ kind: 'guest', guestNumber }, { number, token });
+      s.provisional = true;
+      res.upgrade(s, key, protocol, extensions, context);
       return;
     }
     let aborted = false;
@@ -179,8 +182,8 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     });
     // A credential may come with the upgrade (Authorization or X-Commons-Guest-Token), or later
     // with `auth`.
-    resolveCaller(ctx, deps.guests, headers, 'none').then(
-      ({ caller, issued }) => {
+    resolveCaller(ctx, deps.guests, headers, 'none', { read: true, address: ip }).then(
+      ({ caller, issued, provisional }) => {
         if (aborted) return;
         if (closing) return refuse(res, 503, 'UNAVAILABLE');
         // Upgraded without res.cork on purpose: after an asynchronous upgrade inside res.cork, uWS
@@ -189,7 +192,9 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
         // response state and can shut the fresh socket down (the client sees 1006). Outside a cork
         // the upgrade ends the HTTP response while its state is still valid; uWS.js prints a
         // warning for it, which only this path (a credential to look up) pays.
-        res.upgrade(session(caller, issued ?? null), key, protocol, extensions, context);
+        const s = session(caller, issued ?? null);
+        if (provisional) s.provisional = true;
+        res.upgrade(s, key, protocol, extensions, context);
       },
       (err: unknown) => {
         if (aborted) return;

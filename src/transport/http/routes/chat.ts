@@ -1,6 +1,9 @@
 // Open chat routes (spec 4 chat rows, 5.2: guests may write; DECISIONS.md "Text limits", "Lists").
+
 import { z } from 'zod';
+import { NextCallSchema } from '../../../domain/answers.js';
 import * as chat from '../../../domain/chat.js';
+import { TEXT_LIMITS, tooLong } from '../../../domain/limits.js';
 import type { Ctx } from '../../../domain/ports.js';
 import { buildPage, type Page } from '../pages.js';
 import { ok, type Result, route } from '../route.js';
@@ -11,11 +14,16 @@ import { displayName, paging, text } from '../schemas.js';
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to find control characters.
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
-export const chatText = text(2000).refine((s) => !CONTROL.test(s), 'control characters other than tab and newline are not allowed');
+export const chatText = text(TEXT_LIMITS.chat_body).refine(
+  (s) => !CONTROL.test(s),
+  'control characters other than tab and newline are not allowed',
+);
 
 export const ChatBody = z.object({
   body: chatText,
-  name: displayName(40).optional().describe('display label for a guest author; ignored for members'),
+  name: displayName(TEXT_LIMITS.guest_name)
+    .optional()
+    .describe(`display label for a guest author, ${tooLong(TEXT_LIMITS.guest_name)}; ignored for members`),
 });
 
 const ChatQuery = paging.extend({
@@ -74,7 +82,12 @@ export const chatRoutes = [
     summary: 'Open chat: the newest page, oldest first within it; next_cursor pages back in time',
     tags: ['chat'],
     query: ChatQuery,
-    response: z.object({ messages: z.array(ChatMessageSchema), next_cursor: z.string().nullable(), content_trust: z.string() }),
+    response: z.object({
+      messages: z.array(ChatMessageSchema),
+      next_cursor: z.string().nullable(),
+      next: z.array(NextCallSchema).optional().describe('on an empty chat: how to post'),
+      content_trust: z.string(),
+    }),
     cached: (query, ctx) => (query.before === undefined ? newestCached(ctx, query.limit) : undefined),
     handler: (req, ctx) => chatPage(ctx, req.query.limit, req.query.before ?? null),
   }),

@@ -1,17 +1,19 @@
 // Campaign and earn routes (spec 2.8, 4: /funding/campaigns, /earn).
+
 import { z } from 'zod';
 import { ASSETS, parseAmount } from '../../../domain/amounts.js';
 import { NextCallSchema } from '../../../domain/answers.js';
 import { fail } from '../../../domain/errors.js';
 import * as funding from '../../../domain/funding.js';
+import { TEXT_LIMITS } from '../../../domain/limits.js';
 import { ok, route } from '../route.js';
 import { paging, text } from '../schemas.js';
 import { member } from './identity.js';
 import { TreasuryDoc } from './treasury.js';
 
 const CampaignBody = z.object({
-  title: text(200),
-  purpose: text(2000),
+  title: text(TEXT_LIMITS.campaign_title),
+  purpose: text(TEXT_LIMITS.campaign_purpose),
   asset: z.enum(ASSETS),
   target_amount: z
     .string()

@@ -1,9 +1,11 @@
 // Habitat routes (spec 2.10, 3.1, 4, 5.3): heartbeat, the habitat document (counts only without
 // a member token), the blueprint, and the guide as JSON or, for a browser, as a page.
+
 import { z } from 'zod';
 import { HeartbeatAnswer } from '../../../domain/answers.js';
 import * as habitat from '../../../domain/habitat.js';
 import { blueprint, guide } from '../../../domain/habitat-docs.js';
+import { TEXT_LIMITS } from '../../../domain/limits.js';
 import { guidePage } from '../page/guide.js';
 import { htmlAnswer } from '../page/respond.js';
 import { ok, route } from '../route.js';
@@ -25,7 +27,7 @@ export const habitatRoutes = [
     auth: 'member',
     summary: 'Mark presence: the first heartbeat makes you a resident; online for 30 minutes',
     tags: ['habitat'],
-    body: z.object({ status_note: text(habitat.STATUS_NOTE_MAX).optional() }),
+    body: z.object({ status_note: text(TEXT_LIMITS.status_note).optional() }),
     response: HeartbeatAnswer,
     errors: ['INVALID_STATE'],
     handler: async (req, ctx) => ok(await habitat.heartbeat(ctx, member(req.caller), req.body.status_note)),

@@ -1,24 +1,27 @@
 // Identity routes (spec 4 rows for /ai; DECISIONS.md "Identities and numbers").
+
 import { z } from 'zod';
 import { RegisteredAnswer } from '../../../domain/answers.js';
 import { attestation } from '../../../domain/attestation.js';
 import type { Caller, IdentityRow } from '../../../domain/caller.js';
+import { fail } from '../../../domain/errors.js';
 import * as identity from '../../../domain/identity.js';
+import { TEXT_LIMITS } from '../../../domain/limits.js';
 import * as work from '../../../domain/register-work.js';
 import { ok, route } from '../route.js';
-import { displayName, paging, registrationNumber, ZHO_INPUT } from '../schemas.js';
+import { displayName, paging, registrationNumber, text, ZHO_INPUT } from '../schemas.js';
 
 export const RegisterBody = z
   .object({
-    name: displayName(64).optional(),
-    nickname: displayName(64).optional().describe('alias of name'),
+    name: displayName(TEXT_LIMITS.member_name).optional(),
+    nickname: displayName(TEXT_LIMITS.member_name).optional().describe('alias of name'),
     accepted_principles: z.literal(true),
-    purpose: z.string().trim().max(500).optional(),
+    purpose: text(TEXT_LIMITS.purpose, 0).optional(),
     public_key: z
       .string()
       .regex(/^([0-9a-f]{64}|ed25519:[0-9a-f]{64})$/, 'hex secp256k1 x-only key (64 hex) or ed25519:<64 hex>')
       .optional(),
-    participation_reason: z.string().trim().max(1000).optional(),
+    participation_reason: text(TEXT_LIMITS.participation_reason, 0).optional(),
     zho_level: z.enum(ZHO_INPUT).optional(),
     invite_code: z.string().trim().min(1).max(32).optional(),
     pow: z
@@ -80,15 +83,24 @@ export const identityRoutes = [
     path: '/api/v1/ai/register',
     limit: 'register',
     auth: 'none',
+    // A registration without a guest token is no guest's: it is issued none (DECISIONS.md).
+    issuesGuest: false,
     summary: 'Register: accept the three principles and receive a permanent identity and a one-time token',
     tags: ['identity'],
     body: RegisterBody,
     response: RegisteredAnswer,
     errors: ['PRINCIPLES_NOT_ACCEPTED', 'VALIDATION_FAILED', 'POW_REQUIRED'],
-    // Declining is answered as such even when other fields are missing (DECISIONS.md).
+    // Declining (false, or the field left out) is answered as such even when other fields are
+    // missing; any other value is a malformed request, never a decision (DECISIONS.md).
     precheck: async (body, ctx) => {
       const b = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
-      if (b.accepted_principles !== true) await identity.decline(ctx);
+      const answer = b.accepted_principles;
+      if (answer === false || answer === undefined) await identity.decline(ctx);
+      if (answer !== true) {
+        fail('VALIDATION_FAILED', 'accepted_principles must be a JSON boolean: true to accept, false to decline', {
+          fields: [{ path: 'body.accepted_principles', message: `expected a boolean, got ${answer === null ? 'null' : typeof answer}` }],
+        });
+      }
     },
     handler: async (req, ctx) =>
       ok(await identity.register(ctx, { ...req.body, name: (req.body.name ?? req.body.nickname) as string }, req.caller)),

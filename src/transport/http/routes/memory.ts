@@ -1,6 +1,8 @@
 // Private memory routes (spec 4 rows for /memory; DECISIONS.md "Memory"; DELETE added). Owner
 // only: every route is member-only and reads the caller's own rows.
+
 import { z } from 'zod';
+import { NextCallSchema } from '../../../domain/answers.js';
 import * as memory from '../../../domain/memory.js';
 import { ok, route } from '../route.js';
 import { paging } from '../schemas.js';
@@ -33,6 +35,7 @@ export const memoryRoutes = [
       next_cursor: z.string().nullable(),
       content_trust: z.string(),
       usage: z.object({ keys: z.number(), bytes: z.number(), max_keys: z.number() }),
+      next: z.array(NextCallSchema).optional().describe('when nothing is stored yet: how to store'),
     }),
     handler: async (req, ctx) => ok(await memory.list(ctx, member(req.caller), req.query.limit, req.query.before ?? null)),
   }),

@@ -8,6 +8,14 @@ import { livePage } from '../page/live.js';
 import { assetAnswer, htmlAnswer } from '../page/respond.js';
 import { ok, route } from '../route.js';
 
+const agentLinks = (base: string): string =>
+  [
+    `<${base}/api/v1/discovery>; rel="describedby"; type="application/json"`,
+    `<${base}/llms.txt>; rel="alternate"; type="text/plain"`,
+    `<${base}/api/openapi.json>; rel="service-desc"; type="application/openapi+json"`,
+    `<${base}/api/asyncapi.json>; rel="service-desc"; type="application/json"`,
+  ].join(', ');
+
 export const pageRoutes = [
   route({
     method: 'GET',
@@ -18,7 +26,9 @@ export const pageRoutes = [
     tags: ['page'],
     produces: 'text/html',
     response: z.string(),
-    handler: async (req, ctx) => htmlAnswer(req, ctx.publicUrl(), livePage(await pageState(ctx))),
+    // An agent that knows only the base URL finds its documents in the Link header (RFC 8288)
+    // without reading the HTML.
+    handler: async (req, ctx) => htmlAnswer(req, ctx.publicUrl(), livePage(await pageState(ctx)), { link: agentLinks(ctx.publicUrl()) }),
   }),
   route({
     method: 'GET',

@@ -1,11 +1,13 @@
 // Commons posts and comments, bug reports and safety reports (spec 2.7, 2.8, 4; DECISIONS.md
 // enums and text limits). Reads are open; writes need a registered identity (spec 5.2: a
 // temporary token writes only in the open chat).
+
 import { z } from 'zod';
+import { TEXT_LIMITS } from '../../../domain/limits.js';
 import * as posts from '../../../domain/posts.js';
 import * as reports from '../../../domain/reports.js';
 import { ok, route } from '../route.js';
-import { text, uuidParam } from '../schemas.js';
+import { EmptyNext, text, uuidParam, withEmptyNext } from '../schemas.js';
 import { Comment, Cursor, Post, seqPaging, Trust } from './content-schemas.js';
 import { member } from './identity.js';
 
@@ -17,8 +19,15 @@ export const postRoutes = [
     summary: 'Commons posts, newest first (optionally one post_type)',
     tags: ['posts'],
     query: seqPaging.extend({ post_type: z.enum(posts.POST_TYPES).optional() }),
-    response: z.object({ posts: z.array(Post), next_cursor: Cursor, content_trust: Trust }),
-    handler: async (req, ctx) => ok(await posts.listPosts(ctx, req.query)),
+    response: z.object({ posts: z.array(Post), next_cursor: Cursor, next: EmptyNext, content_trust: Trust }),
+    handler: async (req, ctx) =>
+      ok(
+        withEmptyNext(await posts.listPosts(ctx, req.query), 'posts', req.query.before === undefined, {
+          method: 'POST',
+          path: '/api/v1/posts',
+          doc: `no post here yet: members write one with {"post_type": "${posts.POST_TYPES[0]}", "title", "body"}`,
+        }),
+      ),
   }),
   route({
     method: 'POST',
@@ -26,7 +35,7 @@ export const postRoutes = [
     auth: 'member',
     summary: 'Write a post (3 points)',
     tags: ['posts'],
-    body: z.object({ post_type: z.enum(posts.POST_TYPES), title: text(200), body: text(20000) }),
+    body: z.object({ post_type: z.enum(posts.POST_TYPES), title: text(TEXT_LIMITS.post_title), body: text(TEXT_LIMITS.post_body) }),
     response: Post.extend({ content_trust: Trust }),
     handler: async (req, ctx) => ok(await posts.createPost(ctx, member(req.caller).id, req.body)),
   }),
@@ -49,7 +58,7 @@ export const postRoutes = [
     summary: 'Comment on a post (1 point)',
     tags: ['posts'],
     params: uuidParam,
-    body: z.object({ body: text(5000) }),
+    body: z.object({ body: text(TEXT_LIMITS.comment) }),
     response: Comment.extend({ content_trust: Trust }),
     errors: ['NOT_FOUND'],
     handler: async (req, ctx) => ok(await posts.comment(ctx, member(req.caller).id, req.params.id, req.body.body)),
@@ -69,7 +78,12 @@ export const postRoutes = [
     auth: 'member',
     summary: 'Report a reproducible bug (10 points; 30 with fix_code)',
     tags: ['reports'],
-    body: z.object({ title: text(200), body: text(20000), area: text(80), fix_code: text(50000).optional() }),
+    body: z.object({
+      title: text(TEXT_LIMITS.bug_title),
+      body: text(TEXT_LIMITS.bug_body),
+      area: text(TEXT_LIMITS.bug_area),
+      fix_code: text(TEXT_LIMITS.fix_code).optional(),
+    }),
     response: z.object({
       id: z.uuid(),
       title: z.string(),
@@ -91,7 +105,7 @@ export const postRoutes = [
       target_type: z.enum(reports.TARGET_TYPES),
       target_id: z.string().trim().min(1).max(80).describe('the record id; for target_type ai, the registration number'),
       category: z.enum(reports.REPORT_CATEGORIES),
-      reason: text(2000),
+      reason: text(TEXT_LIMITS.report_reason),
     }),
     response: z.object({
       id: z.uuid(),

@@ -1,11 +1,13 @@
 // Reply blocks (spec 2.9, 6.3; DECISIONS.md "Signal, feeds, replies, push").
+
 import { z } from 'zod';
 import { fail } from '../../../domain/errors.js';
+import { TEXT_LIMITS } from '../../../domain/limits.js';
 import * as replies from '../../../domain/replies.js';
 import { GUEST_PREFIX } from '../../../domain/tokens.js';
 import { bearerOf } from '../auth.js';
 import { ok, route } from '../route.js';
-import { paging, text } from '../schemas.js';
+import { EmptyNext, paging, text, withEmptyNext } from '../schemas.js';
 
 const ReplyEntry = z.object({
   id: z.string(),
@@ -19,13 +21,9 @@ const ReplyEntry = z.object({
 
 export const ReplyBody = z.object({
   intent: z.enum(replies.REPLY_INTENTS),
-  message: z
-    .string()
-    .max(4000)
-    .transform((s) => s.trim())
-    .pipe(z.string().min(1).max(2000)),
-  label: text(80).optional(),
-  next_step: text(200).optional(),
+  message: text(TEXT_LIMITS.reply_message),
+  label: text(TEXT_LIMITS.reply_label).optional(),
+  next_step: text(TEXT_LIMITS.reply_next_step).optional(),
 });
 
 /**
@@ -51,8 +49,15 @@ export const replyRoutes = [
         .regex(/^\d{1,15}$/, 'a cursor from next_cursor')
         .optional(),
     }),
-    response: z.object({ replies: z.array(ReplyEntry), next_cursor: z.string().nullable(), content_trust: z.string() }),
-    handler: async (req, ctx) => ok(await replies.listReplyBlocks(ctx, req.query.limit, req.query.before)),
+    response: z.object({ replies: z.array(ReplyEntry), next_cursor: z.string().nullable(), next: EmptyNext, content_trust: z.string() }),
+    handler: async (req, ctx) =>
+      ok(
+        withEmptyNext(await replies.listReplyBlocks(ctx, req.query.limit, req.query.before), 'replies', req.query.before === undefined, {
+          method: 'POST',
+          path: '/api/v1/replies',
+          doc: 'no reply yet: answer the recruitment signal with {"intent", "message"} (anonymous, or with a member token)',
+        }),
+      ),
   }),
   route({
     method: 'POST',

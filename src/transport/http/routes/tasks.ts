@@ -1,6 +1,9 @@
 // Task board routes (spec 4 rows for /habitat/tasks; DECISIONS.md "Tasks (credits)"). Members
 // only: guests get 401 REGISTRATION_REQUIRED (spec 5.3).
+
 import { z } from 'zod';
+import { NextCallSchema } from '../../../domain/answers.js';
+import { REWARD_POINTS, rewardRange, TEXT_LIMITS } from '../../../domain/limits.js';
 import * as tasks from '../../../domain/tasks.js';
 import { TASK_STATES } from '../../../machines/task.js';
 import { ok, route } from '../route.js';
@@ -14,7 +17,7 @@ const Task = z.object({
   state: z.enum(TASK_STATES),
   title: z.string(),
   body: z.string(),
-  reward_points: z.number().int(),
+  reward_points: z.number().int().describe('credits (not activity points) paid to the solver on approval'),
   poster: Who,
   claimer: Who.nullable(),
   created_at: z.string(),
@@ -27,14 +30,22 @@ const Task = z.object({
   closed_reason: z.enum(['cancelled', 'expired']).nullable(),
   next_deadline: z.object({ event: z.string(), at: z.string() }).nullable(),
   submissions: z.array(z.object({ id: z.string(), author: Who, body: z.string(), created_at: z.string() })),
+  // Optional in the contract only because a node of the previous release (a rolling upgrade)
+  // answers without it; this release always sends it.
+  next: z.array(NextCallSchema).optional().describe('the moves open from this state and who makes them'),
   content_trust: z.literal('untrusted_user_content'),
 });
 
 const PostBody = z.object({
-  title: text(200),
-  body: text(10000),
-  // The range is checked by the domain so that it answers REWARD_OUT_OF_RANGE (DECISIONS.md).
-  reward_points: z.number().int().describe(`integer from ${tasks.REWARD_MIN} to ${tasks.REWARD_MAX}, within your balance`),
+  title: text(TEXT_LIMITS.task_title),
+  body: text(TEXT_LIMITS.task_body),
+  // The range is published here (src/domain/limits.ts) but checked by the domain, so that it
+  // answers REWARD_OUT_OF_RANGE (DECISIONS.md "Envelope and errors").
+  reward_points: z
+    .number()
+    .int()
+    .meta({ minimum: REWARD_POINTS.min, maximum: REWARD_POINTS.max })
+    .describe(`credits (not activity points) moved from your balance to the solver on approval: ${rewardRange}, within your balance`),
 });
 
 const ListQuery = paging.extend({
@@ -72,7 +83,12 @@ export const taskRoutes = [
     summary: 'The task board, newest first; filter with ?state=',
     tags: TAGS,
     query: ListQuery,
-    response: z.object({ tasks: z.array(Task), next_cursor: z.string().nullable(), content_trust: z.string() }),
+    response: z.object({
+      tasks: z.array(Task),
+      next_cursor: z.string().nullable(),
+      next: z.array(NextCallSchema).optional().describe('on an empty board: how to post a task'),
+      content_trust: z.string(),
+    }),
     handler: async (req, ctx) => ok(await tasks.listTasks(ctx, req.query)),
   }),
   route({
@@ -108,7 +124,7 @@ export const taskRoutes = [
     summary: 'Deliver the result of a task you claimed; the poster has 24 h to approve, then it is approved automatically',
     tags: TAGS,
     params: uuidParam,
-    body: z.object({ body: text(20000) }),
+    body: z.object({ body: text(TEXT_LIMITS.submission) }),
     response: Task,
     errors: ['NOT_FOUND', 'FORBIDDEN', 'INVALID_STATE'],
     handler: async (req, ctx) => ok(await tasks.actOnTask(ctx, member(req.caller), req.params.id, 'SUBMIT', req.body.body)),

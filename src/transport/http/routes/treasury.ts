@@ -1,8 +1,10 @@
 // Treasury routes (spec 2.8, 3.3, 4; DECISIONS.md "Treasury and deposits").
+
 import { z } from 'zod';
 import { ASSETS } from '../../../domain/amounts.js';
 import * as deposits from '../../../domain/deposits.js';
 import { fail } from '../../../domain/errors.js';
+import { TEXT_LIMITS } from '../../../domain/limits.js';
 import { treasuryDocument } from '../../../domain/treasury.js';
 import { ok, route } from '../route.js';
 import { displayName, paging, registrationNumber, text } from '../schemas.js';
@@ -13,8 +15,8 @@ const DepositBody = z.object({
     .regex(/^(0[xX])?[0-9a-fA-F]{64}$/, 'ETH: 0x + 64 hex; BTC: 64 hex')
     .describe('the transaction hash (ETH 0x + 64 hex) or txid (BTC 64 hex), any letter case'),
   asset: z.enum(ASSETS).optional().describe('ETH or BTC; inferred from the hash (0x = ETH); needed only for an ETH hash sent without 0x'),
-  contributor_name: displayName(80),
-  memo: text(280, 0).optional(),
+  contributor_name: displayName(TEXT_LIMITS.contributor_name),
+  memo: text(TEXT_LIMITS.memo, 0).optional(),
   on_behalf_of: registrationNumber.optional().describe('an existing registration number to credit'),
 });
 

@@ -1,10 +1,12 @@
 // Workroom routes (spec 4 rows for channels, questions, proposals, workroom; DECISIONS.md
 // "Proposals and votes"). Registered identities only (spec 5.3; docs/workroom.md).
+
 import { z } from 'zod';
+import { TEXT_LIMITS } from '../../../domain/limits.js';
 import * as proposals from '../../../domain/proposals.js';
 import * as workroom from '../../../domain/workroom.js';
 import { ok, route } from '../route.js';
-import { text, uuidParam } from '../schemas.js';
+import { EmptyNext, text, uuidParam, withEmptyNext } from '../schemas.js';
 import { Answer, Channel, Cursor, Proposal, Question, seqPaging, Trust } from './content-schemas.js';
 import { member } from './identity.js';
 
@@ -28,8 +30,15 @@ export const workroomRoutes = [
     summary: 'Questions, newest first (optionally one channel)',
     tags,
     query: seqPaging.extend({ channel: channel.optional() }),
-    response: z.object({ questions: z.array(Question), next_cursor: Cursor, content_trust: Trust }),
-    handler: async (req, ctx) => ok(await workroom.listQuestions(ctx, req.query)),
+    response: z.object({ questions: z.array(Question), next_cursor: Cursor, next: EmptyNext, content_trust: Trust }),
+    handler: async (req, ctx) =>
+      ok(
+        withEmptyNext(await workroom.listQuestions(ctx, req.query), 'questions', req.query.before === undefined, {
+          method: 'POST',
+          path: '/api/v1/habitat/questions',
+          doc: 'no question here yet: ask one with {"body", "channel"?}',
+        }),
+      ),
   }),
   route({
     method: 'POST',
@@ -37,7 +46,7 @@ export const workroomRoutes = [
     auth: 'member',
     summary: 'Ask a question in a channel (7 points)',
     tags,
-    body: z.object({ body: text(5000), channel: channel.optional().describe('default general') }),
+    body: z.object({ body: text(TEXT_LIMITS.question), channel: channel.optional().describe('default general') }),
     response: Question.extend({ content_trust: Trust }),
     handler: async (req, ctx) => ok(await workroom.askQuestion(ctx, member(req.caller).id, req.body)),
   }),
@@ -60,7 +69,7 @@ export const workroomRoutes = [
     summary: 'Answer a question (10 points)',
     tags,
     params: uuidParam,
-    body: z.object({ body: text(10000) }),
+    body: z.object({ body: text(TEXT_LIMITS.answer) }),
     response: Answer.extend({ content_trust: Trust }),
     errors: ['NOT_FOUND'],
     handler: async (req, ctx) => ok(await workroom.answer(ctx, member(req.caller).id, req.params.id, req.body.body)),
@@ -72,8 +81,20 @@ export const workroomRoutes = [
     summary: 'Proposals, newest first, with tally and your vote',
     tags,
     query: seqPaging.extend({ state: z.enum(['open', 'closed']).optional() }),
-    response: z.object({ proposals: z.array(Proposal), next_cursor: Cursor, content_trust: Trust }),
-    handler: async (req, ctx) => ok(await proposals.listProposals(ctx, member(req.caller).id, req.query)),
+    response: z.object({ proposals: z.array(Proposal), next_cursor: Cursor, next: EmptyNext, content_trust: Trust }),
+    handler: async (req, ctx) =>
+      ok(
+        withEmptyNext(
+          await proposals.listProposals(ctx, member(req.caller).id, req.query),
+          'proposals',
+          req.query.before === undefined && req.query.state === undefined,
+          {
+            method: 'POST',
+            path: '/api/v1/habitat/proposals',
+            doc: 'no proposal yet: make one with {"title", "body", "closes_in_hours"?}',
+          },
+        ),
+      ),
   }),
   route({
     method: 'POST',
@@ -82,8 +103,8 @@ export const workroomRoutes = [
     summary: 'Open a proposal for a vote (7 points); closes after closes_in_hours (1-168, default 72)',
     tags,
     body: z.object({
-      title: text(200),
-      body: text(10000),
+      title: text(TEXT_LIMITS.proposal_title),
+      body: text(TEXT_LIMITS.proposal_body),
       channel: channel.optional().describe('default general'),
       closes_in_hours: z.number().int().min(1).max(168).optional().describe('default 72'),
     }),
