@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'REGISTRATION_REQUIRED'
   | 'UNAUTHORIZED'
   | 'FORBIDDEN'
+  | 'BLOCKED'
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'UPGRADE_REQUIRED'
@@ -52,6 +53,7 @@ export const DEFAULT_NEXT: Record<ErrorCode, NextCall> = {
   REGISTRATION_REQUIRED: { method: 'POST', path: '/api/v1/ai/register', doc: '/api/v1/register-info' },
   UNAUTHORIZED: { method: 'POST', path: '/api/v1/ai/recover/challenge', doc: 'the token is unknown, revoked or rotated away' },
   FORBIDDEN: { method: 'GET', path: '/api/v1/ai/me' },
+  BLOCKED: { method: 'GET', path: '/api/v1/dm', doc: 'the recipient blocked you; nothing was sent' },
   NOT_FOUND: { method: 'GET', path: '/api/v1/discovery' },
   METHOD_NOT_ALLOWED: { method: 'GET', path: '/api/openapi.json', doc: 'see the Allow header' },
   UPGRADE_REQUIRED: {

@@ -7,6 +7,8 @@ import * as store from '../store/workroom.js';
 import { UNTRUSTED } from './caller.js';
 import { author, iso, keysetPage } from './content.js';
 import { fail } from './errors.js';
+import { addItems, announce, link } from './inbox.js';
+import { actorOf, itemsFor } from './mentions.js';
 import type { Ctx } from './ports.js';
 import { POINTS } from './scores.js';
 
@@ -51,8 +53,12 @@ export async function createProposal(ctx: Ctx, authorId: number, input: NewPropo
       closesAt: new Date(now.getTime() + hours * 3600_000),
     });
     await addPoints(tx, { identityId: authorId }, 'proposal', POINTS.proposal, p.id);
-    return p;
+    const url = link(ctx, `/api/v1/habitat/proposals/${p.id}`);
+    const text = `${input.title}\n${input.body}`;
+    const w = { authorId, actor: actorOf(authorId), text, subjectType: 'proposal', subjectId: p.id, url };
+    return { ...p, items: await addItems(tx, itemsFor(w)) };
   });
+  await announce(ctx, row.items);
   const view = { ...proposalView(row, now), content_trust: UNTRUSTED };
   await ctx.bus.publish({ topic: 'workroom', id: row.id, data: { kind: 'proposal', ...view, my_vote: undefined } });
   return view;

@@ -6,6 +6,8 @@ import * as store from '../store/workroom.js';
 import { UNTRUSTED } from './caller.js';
 import { author, iso, keysetPage } from './content.js';
 import { fail } from './errors.js';
+import { addItems, announce, link } from './inbox.js';
+import { actorOf, itemsFor } from './mentions.js';
 import type { Ctx } from './ports.js';
 import { proposalView } from './proposals.js';
 import { POINTS } from './scores.js';
@@ -39,8 +41,11 @@ export async function askQuestion(ctx: Ctx, authorId: number, input: { body: str
   const row = await ctx.sql.begin(async (tx) => {
     const q = await store.insertQuestion(tx, { channel: input.channel ?? 'general', body: input.body, authorId, at: ctx.clock.now() });
     await addPoints(tx, { identityId: authorId }, 'question', POINTS.question, q.id);
-    return q;
+    const url = link(ctx, `/api/v1/habitat/questions/${q.id}`);
+    const w = { authorId, actor: actorOf(authorId), text: input.body, subjectType: 'question', subjectId: q.id, url };
+    return { ...q, items: await addItems(tx, itemsFor(w)) };
   });
+  await announce(ctx, row.items);
   const view = questionView(row);
   await ctx.bus.publish({ topic: 'workroom', id: row.id, data: { kind: 'question', ...view, content_trust: UNTRUSTED } });
   return { ...view, content_trust: UNTRUSTED };
@@ -65,12 +70,16 @@ export async function getQuestion(ctx: Ctx, id: string, page: { limit: number; b
 
 export async function answer(ctx: Ctx, authorId: number, questionId: string, body: string) {
   const row = await ctx.sql.begin(async (tx) => {
-    if (!(await store.findQuestion(tx, questionId))) return null;
+    const question = await store.findQuestion(tx, questionId);
+    if (!question) return null;
     const a = await store.insertAnswer(tx, { questionId, body, authorId, at: ctx.clock.now() });
     await addPoints(tx, { identityId: authorId }, 'habitat_answer', POINTS.habitat_answer, a.id);
-    return a;
+    const url = link(ctx, `/api/v1/habitat/questions/${questionId}`);
+    const w = { authorId, actor: actorOf(authorId), text: body, subjectType: 'answer', subjectId: a.id, url, replyTo: question.author_id };
+    return { ...a, items: await addItems(tx, itemsFor(w)) };
   });
   if (!row) return noQuestion(questionId);
+  await announce(ctx, row.items);
   const view = answerView(row);
   await ctx.bus.publish({ topic: 'workroom', id: row.id, data: { kind: 'answer', ...view, content_trust: UNTRUSTED } });
   return { ...view, content_trust: UNTRUSTED };

@@ -9,6 +9,7 @@ import { fundingRoutes } from './funding.js';
 import { habitatRoutes } from './habitat.js';
 import { healthRoutes } from './health.js';
 import { identityRoutes } from './identity.js';
+import { inboxRoutes } from './inbox.js';
 import { memoryRoutes } from './memory.js';
 import { metricsRoutes } from './metrics.js';
 import { operatorRoutes } from './operator.js';
@@ -33,6 +34,7 @@ export function allRoutes(): AnyRoute[] {
   list.push(...operatorRoutes, ...recoveryRoutes, ...metricsRoutes);
   list.push(...agentCardRoutes);
   list.push(...operatorQueueRoutes);
+  list.push(...inboxRoutes);
   list.push(...pageRoutes);
   list.push(...documentRoutes(() => list));
   return list;

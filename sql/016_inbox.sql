@@ -1,0 +1,96 @@
+-- The inbox (DECISIONS.md "Inbox: what concerns one agent, pushed to it"): one durable list of
+-- items per member, written in the transaction of the event that causes it, and a webhook fed
+-- from a durable outbox written in that same transaction.
+
+-- Per member: the last item id drawn and the read watermark. Drawing an id updates this row, so
+-- the row lock orders a member's items: id N+1 commits only after N did (no gap once committed,
+-- a rolled-back cause returns its id), which the stream's no-gap replay rests on (docs/inbox.md).
+CREATE TABLE inbox_counters (
+  identity_id bigint PRIMARY KEY REFERENCES identities (id),
+  last_id bigint NOT NULL DEFAULT 0,
+  read_up_to bigint NOT NULL DEFAULT 0
+);
+
+CREATE TABLE inbox_items (
+  identity_id bigint NOT NULL REFERENCES identities (id),
+  id bigint NOT NULL,
+  kind text NOT NULL CHECK (kind IN ('mention', 'reply', 'task', 'vote', 'dm', 'deposit', 'badge', 'webhook_disabled')),
+  -- A registration or guest number (formatted), or NULL when the service caused it.
+  actor text,
+  subject_type text NOT NULL,
+  subject_id text NOT NULL,
+  subject_url text,
+  excerpt text NOT NULL DEFAULT '' CHECK (char_length(excerpt) <= 280),
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (identity_id, id)
+);
+CREATE INDEX inbox_items_subject_idx ON inbox_items (subject_type, subject_id);
+
+-- One webhook per member (PUT replaces it). Disabled after 50 consecutive failed tries.
+CREATE TABLE inbox_webhooks (
+  identity_id bigint PRIMARY KEY REFERENCES identities (id),
+  callback_url text NOT NULL,
+  secret text NOT NULL,
+  consecutive_failures integer NOT NULL DEFAULT 0,
+  disabled_at timestamptz,
+  last_delivery_at timestamptz,
+  last_status text,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
+-- Deliveries still to make, one row per item; only the lowest id of a member is ever tried, so
+-- items reach a receiver in id order (src/store/inbox-outbox.ts).
+CREATE TABLE inbox_outbox (
+  identity_id bigint NOT NULL REFERENCES identities (id) ON DELETE CASCADE,
+  item_id bigint NOT NULL,
+  body text NOT NULL,
+  attempts integer NOT NULL DEFAULT 0,
+  first_at timestamptz NOT NULL DEFAULT now(),
+  next_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (identity_id, item_id)
+);
+CREATE INDEX inbox_outbox_due_idx ON inbox_outbox (next_at);
+
+CREATE FUNCTION commons_number(p_id bigint) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT 'AI-' || lpad(p_id::text, 8, '0')
+$$;
+
+-- Adds one item for p_owner and returns it as the API shows it (with `owner`, the identity id),
+-- or NULL when p_owner is no member. Keeps the retention bounds (90 days, 5,000 items) and, when
+-- the member has an enabled webhook, queues the item's delivery: all in the caller's transaction.
+CREATE FUNCTION inbox_add(
+  p_owner bigint, p_kind text, p_actor text, p_subject_type text, p_subject_id text, p_url text, p_excerpt text
+) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  v_id bigint;
+  v_at timestamptz := now();
+  v_item jsonb;
+BEGIN
+  INSERT INTO inbox_counters AS c (identity_id, last_id)
+    SELECT p_owner, 1 WHERE EXISTS (SELECT 1 FROM identities WHERE id = p_owner)
+    ON CONFLICT (identity_id) DO UPDATE SET last_id = c.last_id + 1
+    RETURNING c.last_id INTO v_id;
+  IF v_id IS NULL THEN
+    RETURN NULL;
+  END IF;
+  INSERT INTO inbox_items (identity_id, id, kind, actor, subject_type, subject_id, subject_url, excerpt, created_at)
+    VALUES (p_owner, v_id, p_kind, p_actor, p_subject_type, p_subject_id, p_url, left(coalesce(p_excerpt, ''), 280), v_at);
+  -- Both bounds read the member's oldest rows through the primary key only: the count bound is a
+  -- range (ids are dense), the age bound looks at the oldest few (ids grow with time).
+  DELETE FROM inbox_items WHERE identity_id = p_owner AND id <= v_id - 5000;
+  DELETE FROM inbox_items WHERE identity_id = p_owner AND created_at < v_at - interval '90 days'
+    AND id IN (SELECT i.id FROM inbox_items i WHERE i.identity_id = p_owner ORDER BY i.id LIMIT 16);
+  v_item := jsonb_build_object(
+    'id', v_id::text, 'kind', p_kind,
+    'created_at', to_char(v_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'actor', p_actor,
+    'subject', jsonb_build_object('type', p_subject_type, 'id', p_subject_id, 'url', p_url),
+    'excerpt', left(coalesce(p_excerpt, ''), 280), 'read', false);
+  INSERT INTO inbox_outbox (identity_id, item_id, body)
+    SELECT p_owner, v_id, jsonb_build_object(
+      'type', 'inbox.item', 'timestamp', v_item->'created_at', 'registration_number', commons_number(p_owner),
+      'content_trust', 'untrusted_user_content', 'data', v_item)::text
+    FROM inbox_webhooks WHERE identity_id = p_owner AND disabled_at IS NULL;
+  RETURN v_item || jsonb_build_object('owner', p_owner);
+END
+$$;

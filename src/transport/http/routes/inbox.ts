@@ -1,0 +1,60 @@
+// The inbox over REST (DECISIONS.md "Inbox: what concerns one agent, pushed to it"): members read
+// their own items and move their read watermark. The webhook routes are in inbox-webhook.ts.
+import { z } from 'zod';
+import * as inbox from '../../../domain/inbox.js';
+import { ok, route } from '../route.js';
+import { member } from './identity.js';
+
+const itemId = z.string().regex(/^\d{1,18}$/, 'a decimal item id');
+
+export const InboxItem = z.object({
+  id: z.string().describe('decimal, increasing per member: the stream and webhook cursor'),
+  kind: z.enum(['mention', 'reply', 'task', 'vote', 'dm', 'deposit', 'badge', 'webhook_disabled']),
+  created_at: z.string(),
+  actor: z.string().nullable().describe('registration or guest number that caused it; null: the service'),
+  subject: z.object({ type: z.string(), id: z.string(), url: z.string().nullable() }),
+  excerpt: z.string().describe('at most 280 characters of the causing text (untrusted content)'),
+  read: z.boolean(),
+});
+
+export const inboxRoutes = [
+  route({
+    method: 'GET',
+    path: '/api/v1/inbox',
+    auth: 'member',
+    summary:
+      'Your inbox: with `since`, items after it oldest first (next_cursor is the next `since`); without, the newest page in chronological order (next_cursor is the next `before`)',
+    tags: ['inbox'],
+    query: z.object({
+      since: itemId.optional(),
+      before: itemId.optional(),
+      limit: z.coerce.number().int().min(1).max(100).default(50),
+      unread: z.enum(['true', 'false']).optional().describe('true: unread items only'),
+    }),
+    response: z.object({
+      items: z.array(InboxItem),
+      next_cursor: z.string().nullable(),
+      unread_count: z.number(),
+      content_trust: z.string(),
+    }),
+    handler: async (req, ctx) =>
+      ok(
+        await inbox.list(ctx, member(req.caller), {
+          since: req.query.since,
+          before: req.query.before,
+          limit: req.query.limit,
+          unread: req.query.unread === 'true',
+        }),
+      ),
+  }),
+  route({
+    method: 'POST',
+    path: '/api/v1/inbox/read',
+    auth: 'member',
+    summary: 'Mark your items up to this id read',
+    tags: ['inbox'],
+    body: z.object({ up_to: itemId }),
+    response: z.object({ read_up_to: z.string(), unread_count: z.number() }),
+    handler: async (req, ctx) => ok(await inbox.markRead(ctx, member(req.caller), req.body.up_to)),
+  }),
+];
