@@ -21,6 +21,7 @@ export const TARGET_TYPES = [
   'reply',
   'campaign',
   'ai',
+  'dm',
 ] as const;
 export type TargetType = (typeof TARGET_TYPES)[number];
 
@@ -43,6 +44,8 @@ export const HIDE_TARGETS: Partial<Record<TargetType, HideTarget>> = {
   submission: { table: 'task_submissions', idColumn: 'id', idKind: 'uuid' },
   reply: { table: 'replies', idColumn: 'id', idKind: 'uuid' },
   campaign: { table: 'funding_campaigns', idColumn: 'id', idKind: 'uuid' },
+  // A hidden direct message leaves both parties' view of the conversation (sql/017_dm.sql).
+  dm: { table: 'dm_messages', idColumn: 'id', idKind: 'uuid' },
 };
 
 const ID_FORMAT: Record<HideTarget['idKind'], RegExp> = {

@@ -3,6 +3,7 @@
 import type { AnyRoute } from '../route.js';
 import { agentCardRoutes } from './agent-card.js';
 import { chatRoutes } from './chat.js';
+import { dmRoutes } from './dm.js';
 import { documentRoutes } from './documents.js';
 import { exportRoutes } from './export.js';
 import { fundingRoutes } from './funding.js';
@@ -34,7 +35,7 @@ export function allRoutes(): AnyRoute[] {
   list.push(...operatorRoutes, ...recoveryRoutes, ...metricsRoutes);
   list.push(...agentCardRoutes);
   list.push(...operatorQueueRoutes);
-  list.push(...inboxRoutes);
+  list.push(...inboxRoutes, ...dmRoutes);
   list.push(...pageRoutes);
   list.push(...documentRoutes(() => list));
   return list;
