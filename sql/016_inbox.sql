@@ -94,3 +94,44 @@ BEGIN
   RETURN v_item || jsonb_build_object('owner', p_owner);
 END
 $$;
+
+-- Mentions in chat (DECISIONS.md "Inbox"): chat posts are group-committed through chat_post
+-- (sql/012_chat_post.sql), so the items a message's mentions cause are written by the same
+-- statement. p_mention_msgs[i] names members p_mention_to[i] (parsed once, by the writer, in
+-- owner order so concurrent writers lock inbox counters in one order). Each message's row also
+-- returns the items it caused, for the stream.
+DROP FUNCTION chat_post(uuid[], text[], bigint[], bigint[], text[], timestamptz[], bigint[], text[]);
+CREATE FUNCTION chat_post(
+  p_ids uuid[], p_bodies text[], p_authors bigint[], p_guests bigint[], p_labels text[], p_ats timestamptz[],
+  p_guest_numbers bigint[], p_guest_labels text[], p_mention_msgs uuid[], p_mention_to bigint[], p_url text
+) RETURNS TABLE (id uuid, seq bigint, items jsonb) LANGUAGE plpgsql AS $$
+DECLARE
+  v_items jsonb;
+BEGIN
+  -- A guest's row is created on its first write (DECISIONS.md "Guest issuance").
+  INSERT INTO guests (number, label)
+    SELECT * FROM unnest(p_guest_numbers, p_guest_labels)
+    ON CONFLICT (number) DO UPDATE SET label = COALESCE(EXCLUDED.label, guests.label);
+  PERFORM pg_advisory_xact_lock(7262003);
+  SELECT coalesce(jsonb_object_agg(g.mid, g.arr), '{}'::jsonb) INTO v_items FROM (
+    SELECT a.mid::text AS mid, jsonb_agg(a.item ORDER BY a.ord) AS arr FROM (
+      SELECT u.mid, u.ord, inbox_add(u.owner, 'mention',
+          CASE WHEN w.author_id IS NOT NULL THEN commons_number(w.author_id)
+               ELSE 'GUEST-' || lpad(w.guest_number::text, 8, '0') END,
+          'chat_message', u.mid::text, p_url, w.body) AS item
+      FROM unnest(p_mention_msgs, p_mention_to) WITH ORDINALITY AS u(mid, owner, ord)
+      JOIN unnest(p_ids, p_bodies, p_authors, p_guests) AS w(mid, body, author_id, guest_number) ON w.mid = u.mid
+      ORDER BY u.ord) a
+    WHERE a.item IS NOT NULL GROUP BY a.mid) g;
+  RETURN QUERY
+    INSERT INTO chat_messages AS m (id, body, author_id, guest_number, guest_label, created_at)
+    SELECT u.id, u.body, u.author_id, u.guest_number, u.guest_label, u.created_at
+    FROM unnest(p_ids, p_bodies, p_authors, p_guests, p_labels, p_ats)
+      WITH ORDINALITY AS u(id, body, author_id, guest_number, guest_label, created_at, ord)
+    ORDER BY u.ord
+    RETURNING m.id, m.seq, coalesce(v_items -> m.id::text, '[]'::jsonb);
+  INSERT INTO point_events (identity_id, guest_number, kind, points, ref)
+    SELECT u.author_id, CASE WHEN u.author_id IS NULL THEN u.guest_number END, 'chat_message', 1, u.id::text
+    FROM unnest(p_ids, p_authors, p_guests) AS u(id, author_id, guest_number);
+END
+$$;

@@ -8,6 +8,8 @@ import { UNTRUSTED } from './caller.js';
 import { type ChatMessage, toMessage } from './chat-record.js';
 import { CHAT_HIDDEN_TOPIC, ChatRoom, chatEvent } from './chat-room.js';
 import { fail } from './errors.js';
+import { announce, link } from './inbox.js';
+import { mentionedIds } from './mentions.js';
 import type { Ctx } from './ports.js';
 
 export type { ChatMessage };
@@ -23,16 +25,16 @@ export async function openChatRoom(ctx: Ctx): Promise<ChatRoom> {
   const room = new ChatRoom(ctx);
   await room.start();
   ctx.services.chatRoom = room;
-  ctx.services.chatPosts = new GroupCommit((batch) => store.insertMessages(ctx.sql, batch));
+  ctx.services.chatPosts = new GroupCommit((batch) => store.insertMessages(ctx.sql, batch, link(ctx, '/api/v1/chat')));
   return room;
 }
 
 /** Stores one post: through the node's group commit (concurrent posts share one statement and
  * one commit, seq in submission order), or alone when the chat room is not started. */
-function storePost(ctx: Ctx, row: store.NewChatRow): Promise<number> {
+function storePost(ctx: Ctx, row: store.NewChatRow): Promise<store.StoredChat> {
   const posts = ctx.services.chatPosts;
   if (posts) return posts.submit(row);
-  return store.insertMessages(ctx.sql, [row]).then(([seq]) => seq as number);
+  return store.insertMessages(ctx.sql, [row], link(ctx, '/api/v1/chat')).then(([r]) => r as store.StoredChat);
 }
 
 /** Changes whenever a page from the newest may read differently (a message settled on this node,
@@ -49,7 +51,9 @@ export async function postChat(ctx: Ctx, caller: Caller, input: ChatInput): Prom
   const at = ctx.clock.now();
   const authorId = caller.kind === 'member' ? caller.member.id : null;
   const id = randomUUID();
-  const seq = await storePost(ctx, { id, body: input.body, authorId, guestNumber, guestLabel: label, at });
+  // Mentions are parsed once, here, and written with the message (DECISIONS.md "Inbox").
+  const mentions = mentionedIds(input.body, authorId);
+  const { seq, items } = await storePost(ctx, { id, body: input.body, authorId, guestNumber, guestLabel: label, at, mentions });
   const msg = toMessage({
     id,
     seq,
@@ -66,6 +70,7 @@ export async function postChat(ctx: Ctx, caller: Caller, input: ChatInput): Prom
     // The message is stored; other nodes settle it from the database with the next message.
     ctx.log.warn({ err }, 'chat: publishing to the bus failed');
   }
+  await announce(ctx, items);
   return { ...msg, content_trust: UNTRUSTED };
 }
 

@@ -20,7 +20,8 @@ export const excerpt = (text: string): string => text.replace(/\s+/g, ' ').trim(
 /** Adds items in the caller's transaction; items for no member (a mistyped mention) are dropped. */
 export async function addItems(tx: Tx, items: NewItem[]): Promise<OwnedItem[]> {
   const out: OwnedItem[] = [];
-  for (const it of items) {
+  // In owner order, so concurrent writers lock members' inbox counters in one order (no deadlock).
+  for (const it of [...items].sort((x, y) => x.owner - y.owner)) {
     const added = await store.addItem(tx, it);
     if (added) out.push(added);
   }

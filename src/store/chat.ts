@@ -1,5 +1,6 @@
 // SQL for the open chat (spec 2.5). seq is the order of messages and the stream's replay cursor.
 import type { Sql } from 'postgres';
+import type { OwnedItem } from './inbox.js';
 
 export interface ChatRow {
   id: string;
@@ -34,6 +35,14 @@ export interface NewChat {
 export interface NewChatRow extends NewChat {
   /** Drawn by the caller (gen_random_uuid's format), so each returned seq maps to its message. */
   id: string;
+  /** Members the body mentions (parsed once by the writer), who get `mention` inbox items. */
+  mentions: number[];
+}
+
+/** A stored message: its seq, and the inbox items its mentions caused in the same commit. */
+export interface StoredChat {
+  seq: number;
+  items: OwnedItem[];
 }
 
 /**
@@ -42,13 +51,15 @@ export interface NewChatRow extends NewChat {
  * the chat lock in input order). The group commit of src/domain/chat.ts calls it with whatever
  * posts arrived together. Returns the seq of each message, in input order.
  */
-export async function insertMessages(sql: Sql, ms: NewChatRow[]): Promise<number[]> {
+export async function insertMessages(sql: Sql, ms: NewChatRow[], url: string): Promise<StoredChat[]> {
   // Within a group the last label a guest gave wins, as it would post by post.
   const guests = new Map<number, string | null>();
   for (const m of ms) if (m.guestNumber !== null) guests.set(m.guestNumber, m.guestLabel ?? guests.get(m.guestNumber) ?? null);
-  const rows = await sql.unsafe<{ id: string; seq: number }[]>(
-    `SELECT id, seq::float8 AS seq FROM chat_post($1::uuid[], $2::text[], $3::bigint[], $4::bigint[], $5::text[],
-       $6::timestamptz[], $7::bigint[], $8::text[])`,
+  // In owner order, so concurrent writers lock members' inbox counters in one order.
+  const mentions = ms.flatMap((m) => m.mentions.map((to) => [m.id, to] as const)).sort((a, b) => a[1] - b[1]);
+  const rows = await sql.unsafe<{ id: string; seq: number; items: OwnedItem[] }[]>(
+    `SELECT id, seq::float8 AS seq, items FROM chat_post($1::uuid[], $2::text[], $3::bigint[], $4::bigint[], $5::text[],
+       $6::timestamptz[], $7::bigint[], $8::text[], $9::uuid[], $10::bigint[], $11::text)`,
     [
       ms.map((m) => m.id),
       ms.map((m) => m.body),
@@ -58,13 +69,16 @@ export async function insertMessages(sql: Sql, ms: NewChatRow[]): Promise<number
       ms.map((m) => m.at.toISOString()),
       [...guests.keys()],
       [...guests.values()],
+      mentions.map((x) => x[0]),
+      mentions.map((x) => x[1]),
+      url,
     ] as never[],
   );
-  const seqOf = new Map(rows.map((r) => [r.id, r.seq]));
+  const byId = new Map(rows.map((r) => [r.id, r]));
   return ms.map((m) => {
-    const seq = seqOf.get(m.id);
-    if (seq === undefined) throw new Error('chat_post lost a row');
-    return seq;
+    const r = byId.get(m.id);
+    if (r === undefined) throw new Error('chat_post lost a row');
+    return { seq: r.seq, items: r.items };
   });
 }
 
