@@ -59,6 +59,12 @@ export async function listBefore(sql: Sql, owner: number, before: bigint | null,
   );
 }
 
+/** The last item id drawn for a member (0 when none). */
+export async function lastId(sql: Sql, owner: number): Promise<bigint> {
+  const [r] = await sql<{ last_id: string }[]>`SELECT last_id::text FROM inbox_counters WHERE identity_id = ${owner}`;
+  return BigInt(r?.last_id ?? '0');
+}
+
 export async function unreadCount(sql: Sql, owner: number): Promise<number> {
   const [r] = await sql<{ n: number }[]>`
     SELECT count(*)::int AS n FROM inbox_items i LEFT JOIN inbox_counters c ON c.identity_id = i.identity_id
