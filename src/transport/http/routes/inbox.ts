@@ -2,8 +2,11 @@
 // their own items and move their read watermark. The webhook routes are in inbox-webhook.ts.
 import { z } from 'zod';
 import * as inbox from '../../../domain/inbox.js';
+import * as hook from '../../../domain/inbox-webhook.js';
+import { checkCallbackUrl } from '../../push/address.js';
 import { ok, route } from '../route.js';
 import { member } from './identity.js';
+import { SubscribeBody } from './push.js';
 
 const itemId = z.string().regex(/^\d{1,18}$/, 'a decimal item id');
 
@@ -56,5 +59,53 @@ export const inboxRoutes = [
     body: z.object({ up_to: itemId }),
     response: z.object({ read_up_to: z.string(), unread_count: z.number() }),
     handler: async (req, ctx) => ok(await inbox.markRead(ctx, member(req.caller), req.body.up_to)),
+  }),
+];
+
+const Webhook = z.object({
+  callback_url: z.string(),
+  state: z.enum(['active', 'disabled']),
+  consecutive_failures: z.number(),
+  disabled_at: z.string().nullable(),
+  last_delivery_at: z.string().nullable(),
+  last_status: z.string().nullable(),
+  created_at: z.string(),
+});
+
+export const inboxWebhookRoutes = [
+  route({
+    method: 'PUT',
+    path: '/api/v1/inbox/webhook',
+    auth: 'member',
+    summary:
+      'Set your inbox webhook (replaces the previous one): each item is POSTed to it, signed like push (Standard Webhooks, webhook-id inbox-<number>-<id>), in id order, retried for 24 h',
+    tags: ['inbox'],
+    body: SubscribeBody,
+    response: Webhook,
+    limit: 'write',
+    handler: async (req, ctx) => {
+      const url = await checkCallbackUrl(req.body.callback_url, ctx.config.allowPrivateCallbacks);
+      return ok(await hook.setWebhook(ctx, member(req.caller), url, req.body.secret));
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/inbox/webhook',
+    auth: 'member',
+    summary: 'Your inbox webhook and its delivery state (never the secret)',
+    tags: ['inbox'],
+    response: Webhook,
+    errors: ['NOT_FOUND'],
+    handler: async (req, ctx) => ok(await hook.getWebhook(ctx, member(req.caller))),
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/v1/inbox/webhook',
+    auth: 'member',
+    summary: 'Remove your inbox webhook (deliveries still queued are dropped)',
+    tags: ['inbox'],
+    response: z.object({ deleted: z.literal(true) }),
+    errors: ['NOT_FOUND'],
+    handler: async (req, ctx) => ok(await hook.deleteWebhook(ctx, member(req.caller))),
   }),
 ];

@@ -10,7 +10,7 @@ import { fundingRoutes } from './funding.js';
 import { habitatRoutes } from './habitat.js';
 import { healthRoutes } from './health.js';
 import { identityRoutes } from './identity.js';
-import { inboxRoutes } from './inbox.js';
+import { inboxRoutes, inboxWebhookRoutes } from './inbox.js';
 import { memoryRoutes } from './memory.js';
 import { metricsRoutes } from './metrics.js';
 import { operatorRoutes } from './operator.js';
@@ -35,7 +35,7 @@ export function allRoutes(): AnyRoute[] {
   list.push(...operatorRoutes, ...recoveryRoutes, ...metricsRoutes);
   list.push(...agentCardRoutes);
   list.push(...operatorQueueRoutes);
-  list.push(...inboxRoutes, ...dmRoutes);
+  list.push(...inboxRoutes, ...inboxWebhookRoutes, ...dmRoutes);
   list.push(...pageRoutes);
   list.push(...documentRoutes(() => list));
   return list;
