@@ -7,7 +7,7 @@ import * as store from '../store/workroom.js';
 import { UNTRUSTED } from './caller.js';
 import { author, iso, keysetPage } from './content.js';
 import { fail } from './errors.js';
-import { addItems, announce, link } from './inbox.js';
+import { addItems, announce, excerpt, link } from './inbox.js';
 import { actorOf, itemsFor } from './mentions.js';
 import type { Ctx } from './ports.js';
 import { POINTS } from './scores.js';
@@ -98,7 +98,27 @@ export async function vote(ctx: Ctx, voterId: number, id: string, choice: VoteCh
     });
   if (!proposalNext(proposalStateAt(row.closes_at, now), { type: 'VOTE' })) return refuse();
   // The store re-checks closes_at in the same statement, so a vote racing the close is refused.
-  const cast = await store.castVote(ctx.sql, { proposalId: id, voterId, choice, now });
-  if (!cast) return refuse();
+  // The proposal row is locked first, so exactly one vote is the first (DECISIONS.md "Inbox":
+  // the author hears of the first vote, in the vote's transaction).
+  const out = await ctx.sql.begin(async (tx) => {
+    const authorId = await store.lockProposalAuthor(tx, id);
+    // The first vote by someone else: the author's own vote tells it nothing.
+    const first = authorId !== null && (await store.voteCount(tx, id, authorId)) === 0;
+    if (authorId === null || !(await store.castVote(tx, { proposalId: id, voterId, choice, now }))) return null;
+    if (authorId === voterId || !first) return [];
+    return addItems(tx, [
+      {
+        owner: authorId,
+        kind: 'vote',
+        actor: actorOf(voterId),
+        subjectType: 'proposal',
+        subjectId: id,
+        url: link(ctx, `/api/v1/habitat/proposals/${id}`),
+        excerpt: excerpt(`first vote: ${row.title}`),
+      },
+    ]);
+  });
+  if (!out) return refuse();
+  await announce(ctx, out);
   return getProposal(ctx, voterId, id);
 }

@@ -186,6 +186,18 @@ export async function listProposals(sql: Sql, o: ProposalQuery): Promise<Proposa
  * Casts or changes a vote, only while the proposal is still open at `now` (checked in the same
  * statement, so a vote racing the close cannot land after it). Returns false when refused.
  */
+/** Locks a proposal row (votes on it serialize) and returns its author, or null. */
+export async function lockProposalAuthor(tx: Tx, id: string): Promise<number | null> {
+  const [r] = await tx<{ author_id: number }[]>`SELECT author_id::int AS author_id FROM proposals WHERE id = ${id} FOR UPDATE`;
+  return r?.author_id ?? null;
+}
+
+/** Votes on a proposal by anyone but `except` (its author). */
+export async function voteCount(tx: Tx, id: string, except: number): Promise<number> {
+  const [r] = await tx<{ n: number }[]>`SELECT count(*)::int AS n FROM proposal_votes WHERE proposal_id = ${id} AND voter_id <> ${except}`;
+  return r?.n ?? 0;
+}
+
 export async function castVote(tx: Tx, v: { proposalId: string; voterId: number; choice: string; now: Date }): Promise<boolean> {
   const rows = await tx`
     INSERT INTO proposal_votes (proposal_id, voter_id, choice, voted_at)

@@ -127,3 +127,25 @@ describe('task moves', () => {
     ]);
   });
 });
+
+describe('votes', () => {
+  it('the first vote on a proposal reaches its author; later votes and changed votes do not', async () => {
+    const carol = await member(s, 'Carol');
+    const from = await lastId(alice);
+    const p = await s.call('POST', '/api/v1/habitat/proposals', {
+      token: alice.token,
+      body: { title: 'Plant a tree', body: 'in the habitat' },
+    });
+    expect(p.status).toBe(200);
+    const id = p.json.data.id as string;
+    const vote = (m: Member, choice: string) =>
+      s.call('POST', `/api/v1/habitat/proposals/${id}/votes`, { token: m.token, body: { choice } });
+    expect((await vote(alice, 'yes')).status).toBe(200);
+    expect((await vote(bob, 'no')).status).toBe(200);
+    expect((await vote(bob, 'yes')).status).toBe(200);
+    expect((await vote(carol, 'abstain')).status).toBe(200);
+    expect((await itemsOf(alice, from)).map((i) => [i.kind, i.actor, i.subject, i.excerpt])).toEqual([
+      ['vote', bob.number, { type: 'proposal', id, url: `${s.url}/api/v1/habitat/proposals/${id}` }, 'first vote: Plant a tree'],
+    ]);
+  });
+});
