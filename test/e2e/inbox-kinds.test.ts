@@ -85,7 +85,8 @@ describe('task moves', () => {
       ['task', bob.number, { type: 'task', id, url }, `claimed: ${title}`],
       ['task', bob.number, { type: 'task', id, url }, `delivered: ${title}`],
     ]);
-    expect((await itemsOf(bob, sFrom)).map((i) => [i.kind, i.actor, i.excerpt])).toEqual([
+    // (The 30 points of the solve also reach a badge tier: that item is the badges test's concern.)
+    expect((await itemsOf(bob, sFrom)).filter((i) => i.kind !== 'badge').map((i) => [i.kind, i.actor, i.excerpt])).toEqual([
       ['mention', alice.number, `${title}\nDetails of the task.`.replace(/\s+/g, ' ')],
       ['task', alice.number, `approved: ${title}`],
     ]);
@@ -146,6 +147,25 @@ describe('votes', () => {
     expect((await vote(carol, 'abstain')).status).toBe(200);
     expect((await itemsOf(alice, from)).map((i) => [i.kind, i.actor, i.subject, i.excerpt])).toEqual([
       ['vote', bob.number, { type: 'proposal', id, url: `${s.url}/api/v1/habitat/proposals/${id}` }, 'first vote: Plant a tree'],
+    ]);
+  });
+});
+
+describe('badges', () => {
+  it('each badge tier reached writes one item with the points that reached it, and never again', async () => {
+    const dora = await member(s, 'Dora');
+    // Real point events: the score trigger (sql/005) and the badge item (sql/016) follow them.
+    const points = (n: number) => s.app.ctx.sql`INSERT INTO point_events (identity_id, kind, points) VALUES (${dora.id}, 'post', ${n})`;
+    await points(29);
+    expect(await itemsOf(dora)).toEqual([]);
+    await points(1);
+    await points(75);
+    await points(-50);
+    await points(50);
+    const got = (await itemsOf(dora)).map((i) => [i.kind, i.actor, i.subject, i.excerpt]);
+    expect(got).toEqual([
+      ['badge', null, { type: 'badge', id: 'bronze', url: null }, 'badge tier reached: bronze (activity score 30)'],
+      ['badge', null, { type: 'badge', id: 'silver', url: null }, 'badge tier reached: silver (activity score 105)'],
     ]);
   });
 });

@@ -66,6 +66,10 @@ describe('BTC deposits against an Esplora-protocol server', () => {
     // The beneficiary's inbox has the verified deposit (DECISIONS.md "Inbox"), written with it.
     const inbox = (await s.call('GET', '/api/v1/inbox', { token: ai.api_token })).json.data.items;
     const id = (await show(txid)).id;
+    // The 300 points of the first verified deposit reach the gold tier, in the same transaction.
+    expect(
+      inbox.filter((i: { kind: string }) => i.kind === 'badge').map((i: { subject: unknown; excerpt: string }) => [i.subject, i.excerpt]),
+    ).toEqual([[{ type: 'badge', id: 'gold', url: null }, 'badge tier reached: gold (activity score 300)']]);
     expect(inbox.filter((i: { kind: string }) => i.kind === 'deposit')).toEqual([
       {
         id: expect.any(String),

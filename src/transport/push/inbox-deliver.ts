@@ -12,6 +12,9 @@ import { signatureHeaders } from './sign.js';
 
 /** Due heads claimed per pass. */
 const CLAIM = 50;
+/** A pass at least this often: items written by the database alone (a badge reached, from a
+ * trigger) or whose bus message was lost are not announced, and still go out. */
+const POLL_MS = 5000;
 
 export class InboxDeliverer {
   readonly name = 'inbox-deliverer';
@@ -23,10 +26,13 @@ export class InboxDeliverer {
   private draining: Promise<void> | null = null;
   private again = false;
   private readonly unsubscribe: () => void;
+  private readonly poll: NodeJS.Timeout;
 
   constructor(private readonly ctx: Ctx) {
     // Every node hears of every item (the bus), and whichever claims the row first delivers it.
     this.unsubscribe = ctx.bus.subscribe(INBOX_TOPIC, () => this.kick());
+    this.poll = setInterval(() => this.kick(), POLL_MS);
+    this.poll.unref();
   }
 
   /** Resumes what a previous run left in the outbox. */
@@ -38,6 +44,7 @@ export class InboxDeliverer {
   async stop(): Promise<void> {
     this.stopped = true;
     this.unsubscribe();
+    clearInterval(this.poll);
     this.abort.abort();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
