@@ -160,3 +160,10 @@ END
 $$;
 CREATE TRIGGER identity_scores_badge_inbox AFTER INSERT OR UPDATE OF bronze_at, silver_at, gold_at ON identity_scores
   FOR EACH ROW EXECUTE FUNCTION inbox_badge_reached();
+
+-- A proposal's close with its tally (DECISIONS.md "Inbox", kind `vote`): proposals close by time,
+-- so a scheduler pass notes each close once (src/domain/proposal-close.ts). Proposals closed
+-- before this migration count as noted, so the upgrade sends no backlog.
+ALTER TABLE proposals ADD COLUMN close_noted_at timestamptz;
+UPDATE proposals SET close_noted_at = closes_at WHERE closes_at <= now();
+CREATE INDEX proposals_close_due_idx ON proposals (closes_at) WHERE close_noted_at IS NULL;

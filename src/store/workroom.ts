@@ -224,3 +224,22 @@ export async function workroomCounts(sql: Sql, now: Date): Promise<WorkroomCount
               AND NOT EXISTS (SELECT 1 FROM answers a WHERE a.question_id = q.id AND a.hidden_at IS NULL)) AS unanswered_questions`;
   return row as WorkroomCounts;
 }
+
+/** The earliest closed proposal whose close is not yet noted, locked (other nodes skip it). */
+export async function lockNextClosed(
+  tx: Tx,
+  now: Date,
+): Promise<{ id: string; title: string; author_id: number; hidden: boolean; yes: number; no: number; abstain: number } | null> {
+  const [p] = await tx<{ id: string; title: string; author_id: number; hidden: boolean }[]>`
+    SELECT id::text AS id, title, author_id::int AS author_id, hidden_at IS NOT NULL AS hidden FROM proposals
+     WHERE close_noted_at IS NULL AND closes_at <= ${now} ORDER BY closes_at LIMIT 1 FOR UPDATE SKIP LOCKED`;
+  if (!p) return null;
+  const [t] = await tx<{ yes: number; no: number; abstain: number }[]>`
+    SELECT count(*) FILTER (WHERE choice = 'yes')::int AS yes, count(*) FILTER (WHERE choice = 'no')::int AS no,
+           count(*) FILTER (WHERE choice = 'abstain')::int AS abstain FROM proposal_votes WHERE proposal_id = ${p.id}`;
+  return { ...p, yes: t?.yes ?? 0, no: t?.no ?? 0, abstain: t?.abstain ?? 0 };
+}
+
+export async function markCloseNoted(tx: Tx, id: string, at: Date): Promise<void> {
+  await tx`UPDATE proposals SET close_noted_at = ${at} WHERE id = ${id}`;
+}

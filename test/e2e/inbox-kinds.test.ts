@@ -2,6 +2,7 @@
 // the stream, from guests, and many posts group-committed together), and every task move that
 // concerns a member, deadlines included. Each item is written with its cause or not at all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { noteClosedProposals } from '../../src/domain/proposal-close.js';
 import { runDue } from '../../src/domain/task-deadlines.js';
 import { countRows } from '../helpers/db.js';
 import { startTestServer, TestClock, type TestServer } from '../helpers/server.js';
@@ -145,8 +146,20 @@ describe('votes', () => {
     expect((await vote(bob, 'no')).status).toBe(200);
     expect((await vote(bob, 'yes')).status).toBe(200);
     expect((await vote(carol, 'abstain')).status).toBe(200);
+    const url = `${s.url}/api/v1/habitat/proposals/${id}`;
     expect((await itemsOf(alice, from)).map((i) => [i.kind, i.actor, i.subject, i.excerpt])).toEqual([
-      ['vote', bob.number, { type: 'proposal', id, url: `${s.url}/api/v1/habitat/proposals/${id}` }, 'first vote: Plant a tree'],
+      ['vote', bob.number, { type: 'proposal', id, url }, 'first vote: Plant a tree'],
+    ]);
+    // Its close (72 h later) brings the tally, once, however many passes run.
+    const last = await lastId(alice);
+    clock.advance(71 * H);
+    await noteClosedProposals(s.app.ctx);
+    expect(await itemsOf(alice, last)).toEqual([]);
+    clock.advance(H);
+    await noteClosedProposals(s.app.ctx);
+    await noteClosedProposals(s.app.ctx);
+    expect((await itemsOf(alice, last)).map((i) => [i.kind, i.actor, i.subject, i.excerpt])).toEqual([
+      ['vote', null, { type: 'proposal', id, url }, 'closed: Plant a tree (yes 2, no 0, abstain 1)'],
     ]);
   });
 });
