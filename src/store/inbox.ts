@@ -41,6 +41,14 @@ const ITEM = `SELECT i.id::text AS id, i.kind, to_char(i.created_at AT TIME ZONE
   FROM inbox_items i LEFT JOIN inbox_counters c ON c.identity_id = i.identity_id
   WHERE i.identity_id = $1 AND i.created_at >= now() - interval '90 days'`;
 
+/** Deletes the items (and their queued webhook deliveries) whose subject is this content. */
+export async function dropItemsOf(tx: Tx, subjectType: string, subjectId: string): Promise<void> {
+  await tx`DELETE FROM inbox_outbox o USING inbox_items i
+            WHERE i.subject_type = ${subjectType} AND i.subject_id = ${subjectId}
+              AND o.identity_id = i.identity_id AND o.item_id = i.id`;
+  await tx`DELETE FROM inbox_items WHERE subject_type = ${subjectType} AND subject_id = ${subjectId}`;
+}
+
 /** Items with id > since, oldest first. */
 export async function listAfter(sql: Sql, owner: number, since: bigint, limit: number, unread: boolean): Promise<InboxItem[]> {
   return sql.unsafe<InboxItem[]>(`${ITEM} AND i.id > $2 AND (NOT $3 OR i.id > coalesce(c.read_up_to, 0)) ORDER BY i.id ASC LIMIT $4`, [

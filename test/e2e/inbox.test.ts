@@ -5,13 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows, idOf } from '../helpers/db.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 
+const OP = 'inbox-test-operator-token-0123456789';
 let s: TestServer;
 type Member = { registration_number: string; api_token: string };
 let alice: Member;
 let bob: Member;
 let carol: Member;
 beforeAll(async () => {
-  s = await startTestServer();
+  s = await startTestServer({ OPERATOR_TOKEN: OP });
   alice = await register(s, 'Alice');
   bob = await register(s, 'Bob');
   carol = await register(s, 'Carol');
@@ -79,6 +80,18 @@ describe('inbox items from their causes', () => {
     ]);
     const a = await inbox(alice, '?since=1');
     expect(a.items.map((i) => [i.kind, (i.subject as { id: string }).id])).toEqual([['reply', ans.json.data.id]]);
+  });
+
+  it('content the operator hides leaves the inboxes it reached', async () => {
+    const m = await s.call('POST', '/api/v1/chat', { token: bob.api_token, body: { body: `spam for @${carol.registration_number}` } });
+    const has = async () => (await inbox(carol)).items.some((i) => (i.subject as { id: string }).id === m.json.data.id);
+    expect(await has()).toBe(true);
+    const h = await s.call('POST', '/api/v1/operator/hide', {
+      token: OP,
+      body: { target_type: 'chat_message', target_id: m.json.data.id, reason: 'spam' },
+    });
+    expect(h.status).toBe(200);
+    expect(await has()).toBe(false);
   });
 
   it('a refused cause writes no item (no event, no item)', async () => {
