@@ -37,8 +37,9 @@ export class InboxHub {
   /** Joins the session to its member's items; with `since`, what it missed first. */
   async subscribe(ws: Socket, owner: number, r: Ref, since: string | undefined): Promise<void> {
     if (this.bySocket.has(ws)) return send(ws, ackFrame(r, { topic: 'inbox', subscribed: true, replayed: 0 }));
-    const start = since === undefined ? await this.head(owner) : BigInt(since);
-    const sub: Sub = { ws, owner, cursor: start, chain: Promise.resolve() };
+    // Registered before any await, so live items arriving meanwhile queue on the session's chain
+    // behind the start (and a second subscribe is a repeat).
+    const sub: Sub = { ws, owner, cursor: 0n, chain: Promise.resolve() };
     this.bySocket.set(ws, sub);
     let set = this.byOwner.get(owner);
     if (!set) {
@@ -46,9 +47,13 @@ export class InboxHub {
       this.byOwner.set(owner, set);
     }
     set.add(sub);
-    if (since === undefined) return send(ws, ackFrame(r, { topic: 'inbox', subscribed: true, replayed: 0, replay: 'none' }));
-    // The replay runs first on the session's chain; live items queue behind it.
     sub.chain = sub.chain.then(async () => {
+      if (since === undefined) {
+        sub.cursor = await this.head(owner);
+        send(ws, ackFrame(r, { topic: 'inbox', subscribed: true, replayed: 0, replay: 'none' }));
+        return;
+      }
+      sub.cursor = BigInt(since);
       const replayed = await this.catchUp(sub, null, REPLAY_MAX);
       const more = replayed >= REPLAY_MAX && (await inbox.ownedAfter(this.ctx, owner, sub.cursor, 1)).length > 0;
       const data: Record<string, unknown> = { topic: 'inbox', subscribed: true, replayed, last_id: sub.cursor.toString() };
@@ -59,7 +64,13 @@ export class InboxHub {
       }
       send(ws, ackFrame(r, data));
     });
-    await sub.chain;
+    try {
+      await sub.chain;
+    } catch (err) {
+      // The start failed (the database): the session is not left half-subscribed.
+      this.unsubscribe(ws);
+      throw err;
+    }
   }
 
   unsubscribe(ws: Socket): boolean {
