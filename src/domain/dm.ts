@@ -7,6 +7,7 @@ import * as store from '../store/dm.js';
 import type { IdentityRow } from '../store/identities.js';
 import { findById } from '../store/identities.js';
 import type { Tx } from '../store/ledger.js';
+import { txWithRetry } from '../store/retry.js';
 import { UNTRUSTED } from './caller.js';
 import { fail } from './errors.js';
 import { addItems, announce, excerpt, link } from './inbox.js';
@@ -41,7 +42,7 @@ async function peerOf(sql: Tx, me: IdentityRow, peer: number): Promise<IdentityR
 
 export async function send(ctx: Ctx, me: IdentityRow, to: number, body: string) {
   const at = ctx.clock.now();
-  const out = await ctx.sql.begin(async (tx) => {
+  const out = await txWithRetry(ctx.sql, async (tx) => {
     await peerOf(tx, me, to);
     if (await store.isBlocked(tx, to, me.id)) {
       return fail('BLOCKED', `${formatMember(to)} has blocked direct messages from you; nothing was sent`);

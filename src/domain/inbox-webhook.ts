@@ -1,8 +1,10 @@
 // The inbox webhook (DECISIONS.md "Inbox"): one per member, each item POSTed signed like push from
 // a durable outbox, in id order, retried for 24 h, disabled after 50 failed tries in a row with a
 // `webhook_disabled` item. The transport has checked the callback URL (SSRF rules of push).
+
 import type { IdentityRow } from '../store/identities.js';
 import * as store from '../store/inbox-webhook.js';
+import { txWithRetry } from '../store/retry.js';
 import { fail } from './errors.js';
 import { addItems, announce, link } from './inbox.js';
 import type { Ctx } from './ports.js';
@@ -62,7 +64,7 @@ export const pending = (ctx: Ctx) => store.pending(ctx.sql);
 
 /** Disables a member's webhook and tells the member in its inbox, in one transaction. */
 export async function disable(ctx: Ctx, owner: number): Promise<void> {
-  const items = await ctx.sql.begin(async (tx) => {
+  const items = await txWithRetry(ctx.sql, async (tx) => {
     if (!(await store.disable(tx, owner))) return [];
     return addItems(tx, [
       {

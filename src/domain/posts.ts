@@ -1,8 +1,10 @@
 // Commons posts and comments (spec 2.7, 4; DECISIONS.md post_type enum). New posts and comments
 // are published on the stream topic `posts`.
+
 import { addPoints } from '../store/points.js';
 import type { CommentRow, PostRow } from '../store/posts.js';
 import * as store from '../store/posts.js';
+import { txWithRetry } from '../store/retry.js';
 import { UNTRUSTED } from './caller.js';
 import { author, iso, keysetPage } from './content.js';
 import { fail } from './errors.js';
@@ -33,7 +35,7 @@ const commentView = (r: CommentRow) => ({
 });
 
 export async function createPost(ctx: Ctx, authorId: number, input: { post_type: PostType; title: string; body: string }) {
-  const row = await ctx.sql.begin(async (tx) => {
+  const row = await txWithRetry(ctx.sql, async (tx) => {
     const p = await store.insertPost(tx, {
       postType: input.post_type,
       title: input.title,
@@ -71,7 +73,7 @@ export async function getPost(ctx: Ctx, id: string, page: { limit: number; befor
 }
 
 export async function comment(ctx: Ctx, authorId: number, postId: string, body: string) {
-  const row = await ctx.sql.begin(async (tx) => {
+  const row = await txWithRetry(ctx.sql, async (tx) => {
     const post = await store.findPost(tx, postId);
     if (!post) return null;
     const c = await store.insertComment(tx, { postId, body, authorId, at: ctx.clock.now() });

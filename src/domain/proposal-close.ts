@@ -2,6 +2,7 @@
 // Proposals close by time; the scheduler's pass (src/actors/task-deadlines.ts) notes each close
 // once: the row is locked with SKIP LOCKED, the item and the mark commit together, so several
 // nodes share the work and a restart neither loses nor repeats a close.
+import { txWithRetry } from '../store/retry.js';
 import * as store from '../store/workroom.js';
 import { addItems, announce, excerpt, link, type OwnedItem } from './inbox.js';
 import type { Ctx } from './ports.js';
@@ -10,7 +11,7 @@ import type { Ctx } from './ports.js';
 export async function noteClosedProposals(ctx: Ctx, max = 200): Promise<number> {
   let n = 0;
   for (; n < max; n++) {
-    const items = await ctx.sql.begin(async (tx): Promise<OwnedItem[] | null> => {
+    const items = await txWithRetry(ctx.sql, async (tx): Promise<OwnedItem[] | null> => {
       const now = ctx.clock.now();
       const p = await store.lockNextClosed(tx, now);
       if (!p) return null;

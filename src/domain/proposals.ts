@@ -1,7 +1,9 @@
 // Proposals and votes (DECISIONS.md "Proposals and votes"). Open until closes_at, then closed
 // with its tally; the proposal machine decides whether a vote is still allowed.
+
 import { proposalNext, proposalStateAt } from '../machines/proposal.js';
 import { addPoints } from '../store/points.js';
+import { txWithRetry } from '../store/retry.js';
 import type { ProposalRow } from '../store/workroom.js';
 import * as store from '../store/workroom.js';
 import { UNTRUSTED } from './caller.js';
@@ -43,7 +45,7 @@ export interface NewProposalInput {
 export async function createProposal(ctx: Ctx, authorId: number, input: NewProposalInput) {
   const now = ctx.clock.now();
   const hours = input.closes_in_hours ?? DEFAULT_CLOSES_IN_HOURS;
-  const row = await ctx.sql.begin(async (tx) => {
+  const row = await txWithRetry(ctx.sql, async (tx) => {
     const p = await store.insertProposal(tx, {
       channel: input.channel ?? 'general',
       title: input.title,
@@ -100,7 +102,7 @@ export async function vote(ctx: Ctx, voterId: number, id: string, choice: VoteCh
   // The store re-checks closes_at in the same statement, so a vote racing the close is refused.
   // The proposal row is locked first, so exactly one vote is the first (DECISIONS.md "Inbox":
   // the author hears of the first vote, in the vote's transaction).
-  const out = await ctx.sql.begin(async (tx) => {
+  const out = await txWithRetry(ctx.sql, async (tx) => {
     const authorId = await store.lockProposalAuthor(tx, id);
     // The first vote by someone else: the author's own vote tells it nothing.
     const first = authorId !== null && (await store.voteCount(tx, id, authorId)) === 0;

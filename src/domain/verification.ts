@@ -1,10 +1,12 @@
 // Turns one on-chain check into the deposit's next state (spec 3.3; DECISIONS.md "Treasury and
 // deposits"). The deposit machine decides the move; this records it, credits the beneficiary once
 // and publishes the verified deposit on the `treasury` topic.
+
 import { type DepositEvent, depositNext, rejectReason } from '../machines/deposit.js';
 import type { DepositRow } from '../store/deposits.js';
 import * as store from '../store/deposits.js';
 import { addPoints } from '../store/points.js';
+import { txWithRetry } from '../store/retry.js';
 import { formatAmount } from './amounts.js';
 import type { ChainCheck } from './chain.js';
 import { feedEntry } from './deposits.js';
@@ -56,7 +58,7 @@ export async function applyCheck(ctx: Ctx, row: DepositRow, outcome: CheckOutcom
     lastError: outcome.kind === 'error' ? outcome.message.slice(0, 500) : null,
     at: now,
   };
-  const done = await ctx.sql.begin(async (tx) => {
+  const done = await txWithRetry(ctx.sql, async (tx) => {
     const u = await store.recordCheck(tx, row.id, row.state, patch);
     if (u?.state === 'verified' && u.on_behalf_of !== null) {
       // Serialise per identity so its first verified deposit is credited once; the partial unique

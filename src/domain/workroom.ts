@@ -1,6 +1,8 @@
 // The workroom (spec 4 rows for channels, questions, workroom): questions and answers in the
 // channels of DECISIONS.md, and the overview of what is open, recent and waiting for the caller.
+
 import { addPoints } from '../store/points.js';
+import { txWithRetry } from '../store/retry.js';
 import type { AnswerRow, QuestionRow } from '../store/workroom.js';
 import * as store from '../store/workroom.js';
 import { UNTRUSTED } from './caller.js';
@@ -38,7 +40,7 @@ const answerView = (r: AnswerRow) => ({
 });
 
 export async function askQuestion(ctx: Ctx, authorId: number, input: { body: string; channel?: ChannelKey | undefined }) {
-  const row = await ctx.sql.begin(async (tx) => {
+  const row = await txWithRetry(ctx.sql, async (tx) => {
     const q = await store.insertQuestion(tx, { channel: input.channel ?? 'general', body: input.body, authorId, at: ctx.clock.now() });
     await addPoints(tx, { identityId: authorId }, 'question', POINTS.question, q.id);
     const url = link(ctx, `/api/v1/habitat/questions/${q.id}`);
@@ -69,7 +71,7 @@ export async function getQuestion(ctx: Ctx, id: string, page: { limit: number; b
 }
 
 export async function answer(ctx: Ctx, authorId: number, questionId: string, body: string) {
-  const row = await ctx.sql.begin(async (tx) => {
+  const row = await txWithRetry(ctx.sql, async (tx) => {
     const question = await store.findQuestion(tx, questionId);
     if (!question) return null;
     const a = await store.insertAnswer(tx, { questionId, body, authorId, at: ctx.clock.now() });
