@@ -104,6 +104,35 @@ describe('inbox topic', () => {
     }
   });
 
+  it('one replay sends at most 2,000 items; the ack names the REST page holding the rest, and live follows', async () => {
+    const fay = await register(s, 'Fay');
+    const id = Number(fay.registration_number.slice(3));
+    await s.app.ctx.sql.begin(async (tx) => {
+      await tx`SET LOCAL statement_timeout = '120s'`;
+      await tx`SELECT inbox_add(${id}, 'badge', NULL, 'ai', ${fay.registration_number}, NULL, 'bulk') FROM generate_series(1, 2005)`;
+    });
+    const c = await StreamClient.open(s.url, { token: fay.api_token });
+    try {
+      const ack = await c.request('subscribe', { topic: 'inbox', since: '0' }, 30_000);
+      expect(ack.data).toEqual({
+        topic: 'inbox',
+        subscribed: true,
+        replayed: 2000,
+        last_id: '2000',
+        replay: 'truncated',
+        rest: '/api/v1/inbox?since=2000',
+      });
+      expect(ids(c)).toEqual(Array.from({ length: 2000 }, (_, i) => String(i + 1)));
+      // Live items continue after the newest; the five between are read over REST.
+      expect((await dm(alice, fay, 'after the replay')).status).toBe(200);
+      const e = await c.next((f) => f.op === 'event' && f.topic === 'inbox' && f.id === '2006');
+      expect(e.data.excerpt).toBe('after the replay');
+      expect(ids(c).length).toBe(2000);
+    } finally {
+      c.close();
+    }
+  }, 60_000);
+
   it('a session that authenticates as another member leaves the first one inbox', async () => {
     const c = await StreamClient.open(s.url, { token: bob.api_token });
     try {
