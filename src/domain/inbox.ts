@@ -87,6 +87,9 @@ export async function markRead(ctx: Ctx, me: IdentityRow, upTo: string) {
 /** Items after `since` for one member, for the stream's replay and gap filling. */
 export const ownedAfter = (ctx: Ctx, owner: number, since: bigint, limit: number) => store.ownedAfter(ctx.sql, owner, since, limit);
 
+/** The last item id drawn for each of these members. */
+export const lastIds = (ctx: Ctx, owners: number[]) => store.lastIds(ctx.sql, owners);
+
 /** The last item id drawn for a member. */
 export const lastId = (ctx: Ctx, owner: number) => store.lastId(ctx.sql, owner);
 

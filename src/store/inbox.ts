@@ -67,6 +67,13 @@ export async function listBefore(sql: Sql, owner: number, before: bigint | null,
   );
 }
 
+/** The last item id drawn for each of these members (absent: none yet). */
+export async function lastIds(sql: Sql, owners: number[]): Promise<Map<number, bigint>> {
+  const rows = await sql<{ id: number; last_id: string }[]>`
+    SELECT identity_id::int AS id, last_id::text FROM inbox_counters WHERE identity_id = ANY(${owners}::bigint[])`;
+  return new Map(rows.map((r) => [r.id, BigInt(r.last_id)]));
+}
+
 /** The last item id drawn for a member (0 when none). */
 export async function lastId(sql: Sql, owner: number): Promise<bigint> {
   const [r] = await sql<{ last_id: string }[]>`SELECT last_id::text FROM inbox_counters WHERE identity_id = ${owner}`;

@@ -104,6 +104,20 @@ describe('inbox topic', () => {
     }
   });
 
+  it('an item no bus message announced (a badge, from a database trigger) still arrives, by the sweep', async () => {
+    const gus = await register(s, 'Gus');
+    const c = await StreamClient.open(s.url, { token: gus.api_token });
+    try {
+      expect((await c.request('subscribe', { topic: 'inbox' })).op).toBe('ack');
+      await s.app.ctx
+        .sql`INSERT INTO point_events (identity_id, kind, points) VALUES (${Number(gus.registration_number.slice(3))}, 'post', 30)`;
+      const e = await c.next((f) => f.op === 'event' && f.topic === 'inbox', 15_000);
+      expect(e.data).toMatchObject({ id: '1', kind: 'badge', excerpt: 'badge tier reached: bronze (activity score 30)' });
+    } finally {
+      c.close();
+    }
+  });
+
   it('one replay sends at most 2,000 items; the ack names the REST page holding the rest, and live follows', async () => {
     const fay = await register(s, 'Fay');
     const id = Number(fay.registration_number.slice(3));

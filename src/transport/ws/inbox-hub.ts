@@ -13,6 +13,10 @@ import { type Socket, send } from './session.js';
 /** The most items one `subscribe {since}` replays (as for every topic, docs/stream.md). */
 const REPLAY_MAX = 2000;
 const BATCH = 200;
+/** How often the hub compares its sessions' cursors with the database: an item no bus message
+ * announced (a badge, written by a trigger; a publish lost while Redis was down) arrives within it
+ * even when no later item comes to reveal the gap. */
+const SWEEP_MS = 5000;
 
 interface Sub {
   ws: Socket;
@@ -25,9 +29,13 @@ export class InboxHub {
   private readonly byOwner = new Map<number, Set<Sub>>();
   private readonly bySocket = new Map<Socket, Sub>();
   private readonly stop: () => void;
+  private readonly sweep: NodeJS.Timeout;
+  private sweeping = false;
 
   constructor(private readonly ctx: Ctx) {
     this.stop = ctx.bus.subscribe(inbox.INBOX_TOPIC, (e) => this.live(e));
+    this.sweep = setInterval(() => void this.fillGaps(), SWEEP_MS);
+    this.sweep.unref();
   }
 
   isSubscribed(ws: Socket): boolean {
@@ -85,6 +93,7 @@ export class InboxHub {
 
   close(): void {
     this.stop();
+    clearInterval(this.sweep);
     this.byOwner.clear();
     this.bySocket.clear();
   }
@@ -103,6 +112,31 @@ export class InboxHub {
           if (id > sub.cursor) this.emit(sub, item);
         })
         .catch((err: unknown) => this.ctx.log.warn({ err }, 'inbox: delivering to a stream session failed'));
+    }
+  }
+
+  /** Catches up every session whose member has items past its cursor (one query for all). */
+  private async fillGaps(): Promise<void> {
+    if (this.sweeping || this.byOwner.size === 0) return;
+    this.sweeping = true;
+    try {
+      const last = await inbox.lastIds(this.ctx, [...this.byOwner.keys()]);
+      for (const [owner, set] of this.byOwner) {
+        const head = last.get(owner);
+        if (head === undefined) continue;
+        for (const sub of set) {
+          if (sub.cursor >= head) continue;
+          sub.chain = sub.chain
+            .then(async () => {
+              if (sub.cursor < head) await this.catchUp(sub, head, REPLAY_MAX);
+            })
+            .catch((err: unknown) => this.ctx.log.warn({ err }, 'inbox: filling a stream session failed'));
+        }
+      }
+    } catch (err) {
+      this.ctx.log.warn({ err }, 'inbox: the gap sweep failed; the next one retries');
+    } finally {
+      this.sweeping = false;
     }
   }
 
