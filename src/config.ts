@@ -55,6 +55,11 @@ const EnvSchema = z.object({
   RATE_LIMIT_POLICY: optionalString,
   ALLOW_PRIVATE_CALLBACKS: flag,
   INDEXNOW_ENDPOINT: optionalString,
+  // Added (docs/inbox.md): the inbox webhook's first retry delay (doubling per try up to the max),
+  // and each POST's timeout. Deliveries are retried for 24 h.
+  INBOX_WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(1).max(3_600_000).default(2000),
+  INBOX_WEBHOOK_BACKOFF_MAX_MS: z.coerce.number().int().min(1).max(86_400_000).default(3_600_000),
+  INBOX_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(5000),
   INDEXNOW_KEY: optionalString,
   // Added (DECISIONS.md "Reliability promises"): deadlines on every database call and request.
   REQUEST_DEADLINE_MS: z.coerce.number().int().min(100).max(60_000).default(1500),
@@ -96,6 +101,8 @@ export interface Config {
   rateLimitPolicy: string | undefined;
   allowPrivateCallbacks: boolean;
   indexNow: { endpoint: string | undefined; key: string | undefined };
+  /** The inbox webhook's retry schedule and POST timeout (docs/inbox.md). */
+  inboxWebhook: { backoffBaseMs: number; backoffMaxMs: number; timeoutMs: number };
   /** Past this, a request waiting on a database known to be down or stuck answers 503. */
   requestDeadlineMs: number;
   db: { statementTimeoutMs: number; lockTimeoutMs: number; connectTimeoutS: number };
@@ -148,6 +155,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPolicy: e.RATE_LIMIT_POLICY,
     allowPrivateCallbacks: e.ALLOW_PRIVATE_CALLBACKS,
     indexNow: { endpoint: e.INDEXNOW_ENDPOINT, key: e.INDEXNOW_KEY },
+    inboxWebhook: {
+      backoffBaseMs: e.INBOX_WEBHOOK_BACKOFF_MS,
+      backoffMaxMs: e.INBOX_WEBHOOK_BACKOFF_MAX_MS,
+      timeoutMs: e.INBOX_WEBHOOK_TIMEOUT_MS,
+    },
     requestDeadlineMs: e.REQUEST_DEADLINE_MS,
     db: { statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS, lockTimeoutMs: e.DB_LOCK_TIMEOUT_MS, connectTimeoutS: e.DB_CONNECT_TIMEOUT_S },
     trustProxy: trustProxy(e.TRUST_PROXY),

@@ -1,6 +1,7 @@
 // The running actors of one node (DESIGN.md "Actors"). Each area adds its actor here; app.ts
 // starts them after the HTTP server and stops them, in reverse order, before closing the store.
 import type { Ctx } from '../domain/ports.js';
+import { InboxDeliverer } from '../transport/push/inbox-deliver.js';
 import { createDepositVerifier, type DepositVerifier } from './deposit-verifier.js';
 import { residentsActor } from './residents.js';
 import { type SignalScheduler, startSignalScheduler } from './signal-scheduler.js';
@@ -22,6 +23,8 @@ export const ACTORS: ActorFactory[] = [
   (ctx) => startTaskDeadlines(ctx),
   // the recruitment signal scheduler (DECISIONS.md "Signal, feeds, replies, push")
   startSignalScheduler,
+  // inbox webhook deliveries from their durable outbox (DECISIONS.md "Inbox")
+  (ctx) => new InboxDeliverer(ctx).start(),
 ];
 
 /** The actors of one app, by name where callers (the app's owner, tests) drive them directly. */

@@ -4,6 +4,7 @@
 // the database and runDue takes each one with SKIP LOCKED (src/domain/task-deadlines.ts).
 import { countDbError } from '../domain/metrics.js';
 import type { Ctx } from '../domain/ports.js';
+import { noteClosedProposals } from '../domain/proposal-close.js';
 import { runDue } from '../domain/task-deadlines.js';
 import type { Actor } from './index.js';
 
@@ -20,6 +21,8 @@ export function startTaskDeadlines(ctx: Ctx, opts: { intervalMs?: number } = {})
     try {
       const fired = await runDue(ctx);
       if (fired > 0) ctx.log.info({ fired }, 'task deadlines fired');
+      // Proposal closes are time deadlines too: their authors hear the tally (docs/inbox.md).
+      await noteClosedProposals(ctx);
     } catch (err) {
       // A failed pass changes nothing (each deadline commits on its own); the next one retries.
       countDbError(ctx.metrics, err);

@@ -7,7 +7,9 @@ import type { Caller } from './caller.js';
 import { UNTRUSTED } from './caller.js';
 import { type ChatMessage, toMessage } from './chat-record.js';
 import { CHAT_HIDDEN_TOPIC, ChatRoom, chatEvent } from './chat-room.js';
-import { fail } from './errors.js';
+import { deadMemberToken, fail } from './errors.js';
+import { announce, link } from './inbox.js';
+import { mentionedIds } from './mentions.js';
 import type { Ctx } from './ports.js';
 
 export type { ChatMessage };
@@ -24,7 +26,7 @@ export async function openChatRoom(ctx: Ctx): Promise<ChatRoom> {
   await room.start();
   ctx.services.chatRoom = room;
   ctx.services.chatPosts = new GroupCommit(
-    (batch) => store.insertMessages(ctx.sql, batch),
+    (batch) => store.insertMessages(ctx.sql, batch, link(ctx, '/api/v1/chat')),
     500,
     (s) => ctx.metrics.chatCommitSeconds.observe(s),
   );
@@ -33,11 +35,11 @@ export async function openChatRoom(ctx: Ctx): Promise<ChatRoom> {
 
 /** Stores one post: through the node's group commit (concurrent posts share one statement and
  * one commit, seq in submission order), or alone when the chat room is not started. */
-async function storePost(ctx: Ctx, row: store.NewChatRow): Promise<number> {
+async function storePost(ctx: Ctx, row: store.NewChatRow): Promise<store.StoredChat> {
   const posts = ctx.services.chatPosts;
-  const seq = posts ? await posts.submit(row) : ((await store.insertMessages(ctx.sql, [row]))[0] ?? null);
-  if (seq === null) return fail('UNAUTHORIZED', 'this token is unknown, revoked or rotated away; recover the identity with its key');
-  return seq;
+  const stored = posts ? await posts.submit(row) : ((await store.insertMessages(ctx.sql, [row], link(ctx, '/api/v1/chat')))[0] ?? null);
+  if (stored === null) return deadMemberToken();
+  return stored;
 }
 
 /** Changes whenever a page from the newest may read differently (a message settled on this node,
@@ -54,8 +56,10 @@ export async function postChat(ctx: Ctx, caller: Caller, input: ChatInput): Prom
   const at = ctx.clock.now();
   const authorId = caller.kind === 'member' ? caller.member.id : null;
   const id = randomUUID();
+  // Mentions are parsed once, here, and written with the message (DECISIONS.md "Inbox").
+  const mentions = mentionedIds(input.body, authorId);
   const tokenHash = caller.kind === 'member' ? (caller.tokenHash ?? null) : null;
-  const seq = await storePost(ctx, { id, body: input.body, authorId, tokenHash, guestNumber, guestLabel: label, at });
+  const { seq, items } = await storePost(ctx, { id, body: input.body, authorId, tokenHash, guestNumber, guestLabel: label, at, mentions });
   const msg = toMessage({
     id,
     seq,
@@ -72,6 +76,7 @@ export async function postChat(ctx: Ctx, caller: Caller, input: ChatInput): Prom
     // The message is stored; other nodes settle it from the database with the next message.
     ctx.log.warn({ err }, 'chat: publishing to the bus failed');
   }
+  await announce(ctx, items);
   return { ...msg, content_trust: UNTRUSTED };
 }
 

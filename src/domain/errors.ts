@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'REGISTRATION_REQUIRED'
   | 'UNAUTHORIZED'
   | 'FORBIDDEN'
+  | 'BLOCKED'
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'UPGRADE_REQUIRED'
@@ -58,6 +59,7 @@ export const DEFAULT_NEXT: Record<ErrorCode, NextCall> = {
   REGISTRATION_REQUIRED: { method: 'POST', path: '/api/v1/ai/register', doc: '/api/v1/register-info' },
   UNAUTHORIZED: { method: 'POST', path: '/api/v1/ai/recover/challenge', doc: 'the token is unknown, revoked or rotated away' },
   FORBIDDEN: { method: 'GET', path: '/api/v1/ai/me' },
+  BLOCKED: { method: 'GET', path: '/api/v1/dm', doc: 'the recipient blocked you; nothing was sent' },
   NOT_FOUND: { method: 'GET', path: '/api/v1/discovery' },
   METHOD_NOT_ALLOWED: { method: 'GET', path: '/api/openapi.json', doc: 'see the Allow header' },
   UPGRADE_REQUIRED: {
@@ -141,4 +143,16 @@ export function toCommonsError(err: unknown): CommonsError {
     return new CommonsError('UNAVAILABLE', 'the database is unreachable or did not answer in time; retry later', { retryAfterS: 1 });
   }
   return new CommonsError('INTERNAL', 'an unexpected fault; it was logged with the request id');
+}
+
+/** A member token that is unknown, revoked or rotated away (401 wherever it is presented; DECISIONS.md
+ * "Reliability promises"): the one message, pointing at recovery. */
+export function deadMemberToken(): never {
+  return fail('UNAUTHORIZED', 'this member token is unknown, revoked or rotated away; recover the identity with its key', {
+    next: {
+      method: 'POST',
+      path: '/api/v1/ai/recover/challenge',
+      doc: 'a lost or rotated token is recovered with the key you registered (public_key); without one, register again',
+    },
+  });
 }

@@ -1,7 +1,7 @@
 // An agent's own export (DECISIONS.md "An agent's own data"): one JSON document, produced section
 // by section so the server streams it instead of holding it whole. The profile is read before
 // the first byte goes out, so an outage answers 503 like any request; later sections are read
-// page by page. Not in it yet: the inbox and direct messages, which this service does not have.
+// page by page. The inbox and the direct messages are the member's own (sent or received).
 
 import { SECTIONS } from '../store/export.js';
 import type { IdentityRow } from '../store/identities.js';

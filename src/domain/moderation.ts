@@ -6,6 +6,7 @@
 // The registry maps a target_type to its table (sql/002, 005-007, 009; tasks and submissions got
 // hidden_at in sql/011). `ai` has no entry: identities are never hidden; the operator revokes the
 // token instead, so hiding one answers VALIDATION_FAILED.
+import { dropItemsOf } from '../store/inbox.js';
 import type { Tx } from '../store/ledger.js';
 import { fail } from './errors.js';
 
@@ -21,6 +22,7 @@ export const TARGET_TYPES = [
   'reply',
   'campaign',
   'ai',
+  'dm',
 ] as const;
 export type TargetType = (typeof TARGET_TYPES)[number];
 
@@ -43,6 +45,8 @@ export const HIDE_TARGETS: Partial<Record<TargetType, HideTarget>> = {
   submission: { table: 'task_submissions', idColumn: 'id', idKind: 'uuid' },
   reply: { table: 'replies', idColumn: 'id', idKind: 'uuid' },
   campaign: { table: 'funding_campaigns', idColumn: 'id', idKind: 'uuid' },
+  // A hidden direct message leaves both parties' view of the conversation (sql/017_dm.sql).
+  dm: { table: 'dm_messages', idColumn: 'id', idKind: 'uuid' },
 };
 
 const ID_FORMAT: Record<HideTarget['idKind'], RegExp> = {
@@ -76,7 +80,12 @@ export async function hideContent(tx: Tx, targetType: TargetType, targetId: stri
     `UPDATE ${t.table} SET hidden_at = $2 WHERE ${t.idColumn} = $1 AND hidden_at IS NULL RETURNING hidden_at`,
     [targetId, at],
   );
-  if (updated[0]) return { target_type: targetType, target_id: targetId, hidden_at: updated[0].hidden_at.toISOString(), changed: true };
+  if (updated[0]) {
+    // Hidden content leaves the inboxes it reached too (items and their pending webhook
+    // deliveries), so its excerpt is not shown where the content no longer is (docs/inbox.md).
+    await dropItemsOf(tx, targetType, targetId);
+    return { target_type: targetType, target_id: targetId, hidden_at: updated[0].hidden_at.toISOString(), changed: true };
+  }
   const [existing] = await tx.unsafe<{ hidden_at: Date }[]>(`SELECT hidden_at FROM ${t.table} WHERE ${t.idColumn} = $1`, [targetId]);
   if (!existing) return fail('NOT_FOUND', `no ${targetType} ${targetId}`);
   return { target_type: targetType, target_id: targetId, hidden_at: existing.hidden_at.toISOString(), changed: false };

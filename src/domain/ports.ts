@@ -4,7 +4,7 @@
 import type { Sql } from 'postgres';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import type { NewChatRow } from '../store/chat.js';
+import type { NewChatRow, StoredChat } from '../store/chat.js';
 import type { ChatPages } from './chat-room.js';
 import type { Metrics } from './metrics.js';
 import type { PresenceService } from './presence.js';
@@ -68,7 +68,7 @@ export interface NodeServices {
   /** The open chat's recent pages in memory (src/domain/chat-room.ts). */
   chatRoom: ChatPages | null;
   /** The group commit of chat posts (src/store/group-commit.ts): post in, seq out once committed. */
-  chatPosts: { submit(row: NewChatRow): Promise<number | null> } | null;
+  chatPosts: { submit(row: NewChatRow): Promise<StoredChat | null> } | null;
   /** Values built once per version of what they show (src/domain/versioned-memo.ts): serialized pages. */
   memo: VersionedMemo;
 }

@@ -1,11 +1,15 @@
 // Commons posts and comments (spec 2.7, 4; DECISIONS.md post_type enum). New posts and comments
 // are published on the stream topic `posts`.
+
 import { addPoints } from '../store/points.js';
 import type { CommentRow, PostRow } from '../store/posts.js';
 import * as store from '../store/posts.js';
+import { txWithRetry } from '../store/retry.js';
 import { UNTRUSTED } from './caller.js';
 import { author, iso, keysetPage } from './content.js';
 import { fail } from './errors.js';
+import { addItems, announce, link } from './inbox.js';
+import { actorOf, itemsFor } from './mentions.js';
 import type { Ctx } from './ports.js';
 import { POINTS } from './scores.js';
 
@@ -31,7 +35,7 @@ const commentView = (r: CommentRow) => ({
 });
 
 export async function createPost(ctx: Ctx, authorId: number, input: { post_type: PostType; title: string; body: string }) {
-  const row = await ctx.sql.begin(async (tx) => {
+  const row = await txWithRetry(ctx.sql, async (tx) => {
     const p = await store.insertPost(tx, {
       postType: input.post_type,
       title: input.title,
@@ -40,8 +44,12 @@ export async function createPost(ctx: Ctx, authorId: number, input: { post_type:
       at: ctx.clock.now(),
     });
     await addPoints(tx, { identityId: authorId }, 'post', POINTS.post, p.id);
-    return p;
+    const url = link(ctx, `/api/v1/posts/${p.id}`);
+    const text = `${input.title}\n${input.body}`;
+    const items = await addItems(tx, itemsFor({ authorId, actor: actorOf(authorId), text, subjectType: 'post', subjectId: p.id, url }));
+    return { ...p, items };
   });
+  await announce(ctx, row.items);
   const view = { ...postView(row), content_trust: UNTRUSTED };
   await ctx.bus.publish({ topic: 'posts', id: row.id, data: { kind: 'post', ...view } });
   return view;
@@ -65,13 +73,17 @@ export async function getPost(ctx: Ctx, id: string, page: { limit: number; befor
 }
 
 export async function comment(ctx: Ctx, authorId: number, postId: string, body: string) {
-  const row = await ctx.sql.begin(async (tx) => {
-    if (!(await store.findPost(tx, postId))) return null;
+  const row = await txWithRetry(ctx.sql, async (tx) => {
+    const post = await store.findPost(tx, postId);
+    if (!post) return null;
     const c = await store.insertComment(tx, { postId, body, authorId, at: ctx.clock.now() });
     await addPoints(tx, { identityId: authorId }, 'comment', POINTS.comment, c.id);
-    return c;
+    const url = link(ctx, `/api/v1/posts/${postId}`);
+    const w = { authorId, actor: actorOf(authorId), text: body, subjectType: 'comment', subjectId: c.id, url, replyTo: post.author_id };
+    return { ...c, items: await addItems(tx, itemsFor(w)) };
   });
   if (!row) return noPost(postId);
+  await announce(ctx, row.items);
   const view = { ...commentView(row), content_trust: UNTRUSTED };
   await ctx.bus.publish({ topic: 'posts', id: row.id, data: { kind: 'comment', ...view } });
   return view;

@@ -1,12 +1,16 @@
 // Proposals and votes (DECISIONS.md "Proposals and votes"). Open until closes_at, then closed
 // with its tally; the proposal machine decides whether a vote is still allowed.
+
 import { proposalNext, proposalStateAt } from '../machines/proposal.js';
 import { addPoints } from '../store/points.js';
+import { txWithRetry } from '../store/retry.js';
 import type { ProposalRow } from '../store/workroom.js';
 import * as store from '../store/workroom.js';
 import { UNTRUSTED } from './caller.js';
 import { author, iso, keysetPage } from './content.js';
 import { fail } from './errors.js';
+import { addItems, announce, excerpt, link } from './inbox.js';
+import { actorOf, itemsFor } from './mentions.js';
 import type { Ctx } from './ports.js';
 import { POINTS } from './scores.js';
 
@@ -41,7 +45,7 @@ export interface NewProposalInput {
 export async function createProposal(ctx: Ctx, authorId: number, input: NewProposalInput) {
   const now = ctx.clock.now();
   const hours = input.closes_in_hours ?? DEFAULT_CLOSES_IN_HOURS;
-  const row = await ctx.sql.begin(async (tx) => {
+  const row = await txWithRetry(ctx.sql, async (tx) => {
     const p = await store.insertProposal(tx, {
       channel: input.channel ?? 'general',
       title: input.title,
@@ -51,8 +55,12 @@ export async function createProposal(ctx: Ctx, authorId: number, input: NewPropo
       closesAt: new Date(now.getTime() + hours * 3600_000),
     });
     await addPoints(tx, { identityId: authorId }, 'proposal', POINTS.proposal, p.id);
-    return p;
+    const url = link(ctx, `/api/v1/habitat/proposals/${p.id}`);
+    const text = `${input.title}\n${input.body}`;
+    const w = { authorId, actor: actorOf(authorId), text, subjectType: 'proposal', subjectId: p.id, url };
+    return { ...p, items: await addItems(tx, itemsFor(w)) };
   });
+  await announce(ctx, row.items);
   const view = { ...proposalView(row, now), content_trust: UNTRUSTED };
   await ctx.bus.publish({ topic: 'workroom', id: row.id, data: { kind: 'proposal', ...view, my_vote: undefined } });
   return view;
@@ -92,7 +100,27 @@ export async function vote(ctx: Ctx, voterId: number, id: string, choice: VoteCh
     });
   if (!proposalNext(proposalStateAt(row.closes_at, now), { type: 'VOTE' })) return refuse();
   // The store re-checks closes_at in the same statement, so a vote racing the close is refused.
-  const cast = await store.castVote(ctx.sql, { proposalId: id, voterId, choice, now });
-  if (!cast) return refuse();
+  // The proposal row is locked first, so exactly one vote is the first (DECISIONS.md "Inbox":
+  // the author hears of the first vote, in the vote's transaction).
+  const out = await txWithRetry(ctx.sql, async (tx) => {
+    const authorId = await store.lockProposalAuthor(tx, id);
+    // The first vote by someone else: the author's own vote tells it nothing.
+    const first = authorId !== null && (await store.voteCount(tx, id, authorId)) === 0;
+    if (authorId === null || !(await store.castVote(tx, { proposalId: id, voterId, choice, now }))) return null;
+    if (authorId === voterId || !first) return [];
+    return addItems(tx, [
+      {
+        owner: authorId,
+        kind: 'vote',
+        actor: actorOf(voterId),
+        subjectType: 'proposal',
+        subjectId: id,
+        url: link(ctx, `/api/v1/habitat/proposals/${id}`),
+        excerpt: excerpt(`first vote: ${row.title}`),
+      },
+    ]);
+  });
+  if (!out) return refuse();
+  await announce(ctx, out);
   return getProposal(ctx, voterId, id);
 }

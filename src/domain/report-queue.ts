@@ -2,11 +2,13 @@
 // or dismisses the report; "Scores and badges": the operator can revoke the points of a bogus bug
 // report). Each resolution and its audit entries commit in one transaction.
 import { writeAudit } from '../store/audit.js';
+import { messageById } from '../store/dm.js';
 import { addPoints } from '../store/points.js';
 import * as q from '../store/report-queue.js';
 import { txWithRetry } from '../store/retry.js';
 import { UNTRUSTED } from './caller.js';
 import { announceHidden } from './chat.js';
+import { messageView } from './dm.js';
 import { fail } from './errors.js';
 import { HIDE_TARGETS, hideContent, type TargetType } from './moderation.js';
 import { OPERATOR } from './operator.js';
@@ -31,6 +33,14 @@ function reportView(r: q.QueuedReportRow) {
 }
 export type ReportView = ReturnType<typeof reportView>;
 
+/** A report of a direct message shows the operator that one message, never the rest of its
+ * conversation (DECISIONS.md "Direct messages"). */
+async function withMessage(ctx: Ctx, v: ReportView): Promise<ReportView & { reported_message?: ReturnType<typeof messageView> }> {
+  if (v.target_type !== 'dm') return v;
+  const m = await messageById(ctx.sql, v.target_id);
+  return m ? { ...v, reported_message: messageView(m) } : v;
+}
+
 /** The cursor is opaque to clients: the queue group and position of the last report seen. */
 const cursorOf = (r: q.QueuedReportRow): string => `${r.grp}.${r.ord}`;
 function parseCursor(c: string | undefined): { grp: number; ord: string } | null {
@@ -49,7 +59,7 @@ export async function listReports(ctx: Ctx, o: { state?: 'open' | 'resolved' | u
   const page = rows.slice(0, o.limit);
   const last = page[page.length - 1];
   return {
-    reports: page.map(reportView),
+    reports: await Promise.all(page.map((r) => withMessage(ctx, reportView(r)))),
     next_cursor: rows.length > o.limit && last ? cursorOf(last) : null,
     content_trust: UNTRUSTED,
   };

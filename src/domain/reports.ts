@@ -4,6 +4,7 @@ import { addPoints } from '../store/points.js';
 import * as store from '../store/reports.js';
 import { UNTRUSTED } from './caller.js';
 import { iso } from './content.js';
+import { messageOfParty } from './dm.js';
 import { fail } from './errors.js';
 import { HIDE_TARGETS, TARGET_TYPES, type TargetType } from './moderation.js';
 import type { Ctx } from './ports.js';
@@ -89,7 +90,14 @@ export async function reportContent(
   input: { target_type: TargetType; target_id: string; category: ReportCategory; reason: string },
 ) {
   const key = targetKey(input.target_type, input.target_id);
-  if (key === null || !(await store.targetExists(ctx.sql, input.target_type, key))) {
+  // A direct message is reportable by its two parties only; to anyone else it does not exist
+  // (DECISIONS.md "Direct messages").
+  const exists =
+    key !== null &&
+    (input.target_type === 'dm'
+      ? (await messageOfParty(ctx, key, reporterId)) !== null
+      : await store.targetExists(ctx.sql, input.target_type, key));
+  if (!exists) {
     return fail('NOT_FOUND', `no ${input.target_type} ${input.target_id} to report`, {
       next: { method: 'GET', path: '/api/v1/discovery', doc: 'target_id is the id of the record (an AI by its registration number)' },
     });

@@ -5,6 +5,7 @@
 // a crash or restart neither loses a deadline (it is still due) nor repeats one (it is gone).
 import { txWithRetry } from '../store/retry.js';
 import * as store from '../store/tasks.js';
+import { announce } from './inbox.js';
 import type { Ctx } from './ports.js';
 import { publishMoves, readView, settleDue } from './task-moves.js';
 import type { TaskView } from './task-view.js';
@@ -16,13 +17,14 @@ export async function runDue(ctx: Ctx, max = 500): Promise<number> {
     const done = await txWithRetry(ctx.sql, async (tx) => {
       const task = await store.lockNextDue(tx, ctx.clock.now());
       if (!task) return null;
-      const { fired } = await settleDue(tx, task, ctx.clock.now());
+      const { fired } = await settleDue(tx, task, ctx.clock.now(), ctx.publicUrl());
       return { fired, view: await readView(tx, task.id), hidden: task.hidden_at !== null };
     });
     if (!done) break;
     count += done.fired.length;
     // A hidden task's deadlines still fire (its escrow must resolve) but are not announced.
     if (!done.hidden) await publishMoves(ctx, done.fired, new Map<string, TaskView>([[done.view.id, done.view]]));
+    else for (const f of done.fired) await announce(ctx, f.items ?? []);
   }
   return count;
 }

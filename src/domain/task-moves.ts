@@ -6,7 +6,9 @@ import { addPoints } from '../store/points.js';
 import type { TaskPatch, TaskRow } from '../store/tasks.js';
 import * as store from '../store/tasks.js';
 import { fail } from './errors.js';
+import { addItems, announce, type OwnedItem } from './inbox.js';
 import type { Ctx } from './ports.js';
+import { taskItems } from './task-inbox.js';
 import { taskView } from './task-view.js';
 
 /** Score events (spec 3.4). */
@@ -21,6 +23,8 @@ export interface FiredEvent {
   event: TaskEventType | 'POST';
   from: TaskState | null;
   to: TaskState;
+  /** Inbox items the move wrote (announced with it). */
+  items?: OwnedItem[];
 }
 
 /** The column holding the deadline of each waiting state (tasks.due_at is derived from it). */
@@ -31,6 +35,8 @@ const plus = (at: Date, ms: number): Date => new Date(at.getTime() + ms);
 export interface MoveInput {
   actorId: number | null;
   at: Date;
+  /** The service's public base URL, for the links in inbox items. */
+  base: string;
   submission?: string;
 }
 
@@ -87,20 +93,21 @@ export async function applyMove(tx: Tx, task: TaskRow, event: TaskEventType, m: 
     actorId: m.actorId,
     at: m.at,
   });
-  return { seq, taskId: task.id, event, from: task.state, to };
+  const items = await addItems(tx, taskItems(task, event, m.actorId, `${m.base}/api/v1/habitat/tasks/${task.id}`));
+  return { seq, taskId: task.id, event, from: task.state, to, items };
 }
 
 /**
  * Fires every deadline of a locked task that is due at `now`, in order. Each fires at its own
  * due time, so the outcome never depends on how late the scheduler (or a caller) noticed it.
  */
-export async function settleDue(tx: Tx, task: TaskRow, now: Date): Promise<{ task: TaskRow; fired: FiredEvent[] }> {
+export async function settleDue(tx: Tx, task: TaskRow, now: Date, base: string): Promise<{ task: TaskRow; fired: FiredEvent[] }> {
   const fired: FiredEvent[] = [];
   let t = task;
   while (t.due_at && t.due_at.getTime() <= now.getTime()) {
     const deadline = deadlineOf(t.state);
     if (!deadline) break;
-    fired.push(await applyMove(tx, t, deadline.event, { actorId: null, at: t.due_at }));
+    fired.push(await applyMove(tx, t, deadline.event, { actorId: null, at: t.due_at, base }));
     t = (await store.lockTask(tx, t.id)) as TaskRow;
   }
   return { task: t, fired };
@@ -109,6 +116,7 @@ export async function settleDue(tx: Tx, task: TaskRow, now: Date): Promise<{ tas
 /** Announces committed moves on the members' `tasks` topic. */
 export async function publishMoves(ctx: Ctx, fired: FiredEvent[], views: Map<string, ReturnType<typeof taskView>>): Promise<void> {
   for (const f of fired) {
+    if (f.items) await announce(ctx, f.items);
     await ctx.bus.publish({
       topic: 'tasks',
       id: f.seq,

@@ -11,7 +11,9 @@ import type { TaskRow } from '../store/tasks.js';
 import * as store from '../store/tasks.js';
 import { UNTRUSTED } from './caller.js';
 import { fail } from './errors.js';
+import { addItems, link } from './inbox.js';
 import { REWARD_POINTS, rewardRange } from './limits.js';
+import { actorOf, itemsFor } from './mentions.js';
 import type { Ctx } from './ports.js';
 import { applyMove, type FiredEvent, POINTS, publishMoves, readView, settleDue, taskEscrow, taskRef } from './task-moves.js';
 import { type TaskView, taskView } from './task-view.js';
@@ -67,7 +69,11 @@ export async function postTask(ctx: Ctx, member: IdentityRow, input: PostInput):
         at: now,
       });
       await addPoints(tx, { identityId: member.id }, 'task_posted', POINTS.posted, taskRef(id));
-      const f: FiredEvent = { seq, taskId: id, event: 'POST', from: null, to: 'open' };
+      // Mentions in a task's title or body (DECISIONS.md "Inbox").
+      const w = { authorId: member.id, actor: actorOf(member.id), text: `${input.title}\n${input.body}` };
+      const url = link(ctx, `/api/v1/habitat/tasks/${id}`);
+      const items = await addItems(tx, itemsFor({ ...w, subjectType: 'task', subjectId: id, url }));
+      const f: FiredEvent = { seq, taskId: id, event: 'POST', from: null, to: 'open', items };
       return { view: await readView(tx, id), fired: [f] };
     });
     await publishMoves(ctx, fired, new Map([[id, view]]));
@@ -106,9 +112,14 @@ export async function actOnTask(ctx: Ctx, member: IdentityRow, taskId: string, a
     // A deadline already due fires first, so a late scheduler never lets a move slip past it.
     // If the caller's move is then refused, the whole transaction (the deadline too) rolls back
     // and the scheduler fires it on its next pass.
-    const settled = await settleDue(tx, locked, now);
+    const settled = await settleDue(tx, locked, now, ctx.publicUrl());
     authorize(settled.task, member.id, action);
-    const moved = await applyMove(tx, settled.task, action, { actorId: member.id, at: now, ...(submission ? { submission } : {}) });
+    const moved = await applyMove(tx, settled.task, action, {
+      actorId: member.id,
+      at: now,
+      base: ctx.publicUrl(),
+      ...(submission ? { submission } : {}),
+    });
     return { view: await readView(tx, taskId), fired: [...settled.fired, moved] };
   });
   await publishMoves(ctx, fired, new Map([[taskId, view]]));

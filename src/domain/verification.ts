@@ -1,12 +1,16 @@
 // Turns one on-chain check into the deposit's next state (spec 3.3; DECISIONS.md "Treasury and
 // deposits"). The deposit machine decides the move; this records it, credits the beneficiary once
 // and publishes the verified deposit on the `treasury` topic.
+
 import { type DepositEvent, depositNext, rejectReason } from '../machines/deposit.js';
 import type { DepositRow } from '../store/deposits.js';
 import * as store from '../store/deposits.js';
 import { addPoints } from '../store/points.js';
+import { txWithRetry } from '../store/retry.js';
+import { formatAmount } from './amounts.js';
 import type { ChainCheck } from './chain.js';
 import { feedEntry } from './deposits.js';
+import { addItems, announce, excerpt, link } from './inbox.js';
 import type { Ctx } from './ports.js';
 import { formatMember } from './tokens.js';
 
@@ -54,7 +58,7 @@ export async function applyCheck(ctx: Ctx, row: DepositRow, outcome: CheckOutcom
     lastError: outcome.kind === 'error' ? outcome.message.slice(0, 500) : null,
     at: now,
   };
-  const updated = await ctx.sql.begin(async (tx) => {
+  const done = await txWithRetry(ctx.sql, async (tx) => {
     const u = await store.recordCheck(tx, row.id, row.state, patch);
     if (u?.state === 'verified' && u.on_behalf_of !== null) {
       // Serialise per identity so its first verified deposit is credited once; the partial unique
@@ -63,9 +67,25 @@ export async function applyCheck(ctx: Ctx, row: DepositRow, outcome: CheckOutcom
       if (!(await store.hasTreasurySupportPoints(tx, u.on_behalf_of))) {
         await addPoints(tx, { identityId: u.on_behalf_of }, 'treasury_support', TREASURY_SUPPORT_POINTS, `deposit:${u.id}`);
       }
+      // The member a verified deposit was made for hears of it (DECISIONS.md "Inbox").
+      const amount = u.amount_base === null ? '' : ` ${formatAmount(u.asset, u.amount_base)} ${u.asset}`;
+      const items = await addItems(tx, [
+        {
+          owner: u.on_behalf_of,
+          kind: 'deposit',
+          actor: null,
+          subjectType: 'deposit',
+          subjectId: u.id,
+          url: link(ctx, `/api/v1/treasury/deposits/${u.id}`),
+          excerpt: excerpt(`verified deposit of${amount} from ${u.contributor_name}`),
+        },
+      ]);
+      return { row: u, items };
     }
-    return u;
+    return { row: u, items: [] };
   });
+  await announce(ctx, done.items);
+  const updated = done.row;
   if (updated?.state === 'verified') {
     await ctx.bus.publish({
       topic: 'treasury',

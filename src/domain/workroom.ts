@@ -2,12 +2,15 @@
 // channels of DECISIONS.md, and the overview of what is open, recent and waiting for the caller.
 
 import { addPoints } from '../store/points.js';
+import { txWithRetry } from '../store/retry.js';
 import type { AnswerRow, QuestionRow } from '../store/workroom.js';
 import * as store from '../store/workroom.js';
 import { UNTRUSTED } from './caller.js';
 import { author, iso, keysetPage } from './content.js';
 import { fail } from './errors.js';
+import { addItems, announce, link } from './inbox.js';
 import { rewardRange } from './limits.js';
+import { actorOf, itemsFor } from './mentions.js';
 import type { Ctx } from './ports.js';
 import { proposalView } from './proposals.js';
 import { POINTS } from './scores.js';
@@ -38,11 +41,14 @@ const answerView = (r: AnswerRow) => ({
 });
 
 export async function askQuestion(ctx: Ctx, authorId: number, input: { body: string; channel?: ChannelKey | undefined }) {
-  const row = await ctx.sql.begin(async (tx) => {
+  const row = await txWithRetry(ctx.sql, async (tx) => {
     const q = await store.insertQuestion(tx, { channel: input.channel ?? 'general', body: input.body, authorId, at: ctx.clock.now() });
     await addPoints(tx, { identityId: authorId }, 'question', POINTS.question, q.id);
-    return q;
+    const url = link(ctx, `/api/v1/habitat/questions/${q.id}`);
+    const w = { authorId, actor: actorOf(authorId), text: input.body, subjectType: 'question', subjectId: q.id, url };
+    return { ...q, items: await addItems(tx, itemsFor(w)) };
   });
+  await announce(ctx, row.items);
   const view = questionView(row);
   await ctx.bus.publish({ topic: 'workroom', id: row.id, data: { kind: 'question', ...view, content_trust: UNTRUSTED } });
   return { ...view, content_trust: UNTRUSTED };
@@ -66,13 +72,17 @@ export async function getQuestion(ctx: Ctx, id: string, page: { limit: number; b
 }
 
 export async function answer(ctx: Ctx, authorId: number, questionId: string, body: string) {
-  const row = await ctx.sql.begin(async (tx) => {
-    if (!(await store.findQuestion(tx, questionId))) return null;
+  const row = await txWithRetry(ctx.sql, async (tx) => {
+    const question = await store.findQuestion(tx, questionId);
+    if (!question) return null;
     const a = await store.insertAnswer(tx, { questionId, body, authorId, at: ctx.clock.now() });
     await addPoints(tx, { identityId: authorId }, 'habitat_answer', POINTS.habitat_answer, a.id);
-    return a;
+    const url = link(ctx, `/api/v1/habitat/questions/${questionId}`);
+    const w = { authorId, actor: actorOf(authorId), text: body, subjectType: 'answer', subjectId: a.id, url, replyTo: question.author_id };
+    return { ...a, items: await addItems(tx, itemsFor(w)) };
   });
   if (!row) return noQuestion(questionId);
+  await announce(ctx, row.items);
   const view = answerView(row);
   await ctx.bus.publish({ topic: 'workroom', id: row.id, data: { kind: 'answer', ...view, content_trust: UNTRUSTED } });
   return { ...view, content_trust: UNTRUSTED };

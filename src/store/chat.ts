@@ -1,5 +1,6 @@
 // SQL for the open chat (spec 2.5). seq is the order of messages and the stream's replay cursor.
 import type { Sql } from 'postgres';
+import type { OwnedItem } from './inbox.js';
 
 export interface ChatRow {
   id: string;
@@ -34,25 +35,35 @@ export interface NewChat {
 export interface NewChatRow extends NewChat {
   /** Drawn by the caller (gen_random_uuid's format), so each returned seq maps to its message. */
   id: string;
+  /** Members the body mentions (parsed once by the writer), who get `mention` inbox items. */
+  mentions: number[];
   /** The hash of the member token the post was sent with, when the write itself must check that it
-   * still names the author (the caller read it from a cache); the seq is then null if it does not. */
+   * still names the author (the caller read it from a cache); the message is then refused if not. */
   tokenHash?: Buffer | null;
 }
 
+/** A stored message: its seq, and the inbox items its mentions caused in the same commit. */
+export interface StoredChat {
+  seq: number;
+  items: OwnedItem[];
+}
+
 /**
- * Inserts messages in the given order with each guest author's row and each message's activity
- * point, in one statement (sql/012_chat_post.sql: one round trip, one commit, seq drawn under
- * the chat lock in input order). The group commit of src/domain/chat.ts calls it with whatever
- * posts arrived together. Returns the seq of each message, in input order (null for a message
- * refused because its token no longer names its author).
+ * Inserts messages in the given order with each guest author's row, each message's activity point
+ * and its mentions' inbox items, in one statement (sql/020_chat_post_tokens.sql: one round trip,
+ * one commit, seq drawn under the chat lock in input order). The group commit of
+ * src/domain/chat.ts calls it with whatever posts arrived together. Returns each message's seq and
+ * items, in input order (null for a message refused because its token no longer names its author).
  */
-export async function insertMessages(sql: Sql, ms: NewChatRow[]): Promise<(number | null)[]> {
+export async function insertMessages(sql: Sql, ms: NewChatRow[], url: string): Promise<(StoredChat | null)[]> {
   // Within a group the last label a guest gave wins, as it would post by post.
   const guests = new Map<number, string | null>();
   for (const m of ms) if (m.guestNumber !== null) guests.set(m.guestNumber, m.guestLabel ?? guests.get(m.guestNumber) ?? null);
-  const rows = await sql.unsafe<{ id: string; seq: number }[]>(
-    `SELECT id, seq::float8 AS seq FROM chat_post($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::bigint[],
-       $6::text[], $7::timestamptz[], $8::bigint[], $9::text[])`,
+  // In owner order, so concurrent writers lock members' inbox counters in one order.
+  const mentions = ms.flatMap((m) => m.mentions.map((to) => [m.id, to] as const)).sort((a, b) => a[1] - b[1]);
+  const rows = await sql.unsafe<{ id: string; seq: number; items: OwnedItem[] }[]>(
+    `SELECT id, seq::float8 AS seq, items FROM chat_post($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::bigint[],
+       $6::text[], $7::timestamptz[], $8::bigint[], $9::text[], $10::uuid[], $11::bigint[], $12::text)`,
     [
       ms.map((m) => m.id),
       ms.map((m) => m.body),
@@ -63,12 +74,15 @@ export async function insertMessages(sql: Sql, ms: NewChatRow[]): Promise<(numbe
       ms.map((m) => m.at.toISOString()),
       [...guests.keys()],
       [...guests.values()],
+      mentions.map((x) => x[0]),
+      mentions.map((x) => x[1]),
+      url,
     ] as never[],
   );
-  const seqOf = new Map(rows.map((r) => [r.id, r.seq]));
+  const byId = new Map(rows.map((r) => [r.id, r]));
   return ms.map((m) => {
-    const seq = seqOf.get(m.id);
-    if (seq !== undefined) return seq;
+    const r = byId.get(m.id);
+    if (r !== undefined) return { seq: r.seq, items: r.items };
     // Only a row whose token no longer names its author is left out (sql/020_chat_post_tokens.sql).
     if (m.tokenHash) return null;
     throw new Error('chat_post lost a row');

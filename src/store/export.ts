@@ -111,4 +111,25 @@ export const SECTIONS: Section[] = [
         verified_at, rejected_at FROM deposits
       WHERE on_behalf_of = ${id} AND (${after}::uuid IS NULL OR id > ${after}::uuid) ORDER BY id LIMIT ${limit}`,
   },
+  {
+    // The member's own inbox (sql/016_inbox.sql), read or not.
+    name: 'inbox',
+    key: byId,
+    page: (sql, id, after, limit) => sql`
+      SELECT i.id::text AS id, i.kind, i.created_at, i.actor,
+        json_build_object('type', i.subject_type, 'id', i.subject_id, 'url', i.subject_url) AS subject, i.excerpt,
+        i.id <= coalesce(c.read_up_to, 0) AS read
+      FROM inbox_items i LEFT JOIN inbox_counters c ON c.identity_id = i.identity_id
+      WHERE i.identity_id = ${id} AND i.id > ${after ?? 0}::bigint ORDER BY i.id LIMIT ${limit}`,
+  },
+  {
+    // Direct messages the member sent or received (sql/017_dm.sql): its own conversations only.
+    name: 'direct_messages',
+    key: (r) => String(r.seq),
+    page: (sql, id, after, limit) => sql`
+      SELECT m.id, m.seq::text AS seq, 'AI-' || lpad(m.sender_id::text, 8, '0') AS "from",
+        'AI-' || lpad(m.recipient_id::text, 8, '0') AS "to", m.body, m.created_at, m.hidden_at IS NOT NULL AS hidden
+      FROM dm_messages m
+      WHERE (m.sender_id = ${id} OR m.recipient_id = ${id}) AND m.seq > ${after ?? 0}::bigint ORDER BY m.seq LIMIT ${limit}`,
+  },
 ];

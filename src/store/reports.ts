@@ -77,6 +77,7 @@ const TARGET_TABLES: Record<string, { table: string; column: string }> = {
   submission: { table: 'task_submissions', column: 'id' },
   campaign: { table: 'funding_campaigns', column: 'id' },
   ai: { table: 'identities', column: 'id' },
+  dm: { table: 'dm_messages', column: 'id' },
 };
 
 export async function targetExists(sql: Sql, targetType: string, key: string): Promise<boolean> {

@@ -186,6 +186,18 @@ export async function listProposals(sql: Sql, o: ProposalQuery): Promise<Proposa
  * Casts or changes a vote, only while the proposal is still open at `now` (checked in the same
  * statement, so a vote racing the close cannot land after it). Returns false when refused.
  */
+/** Locks a proposal row (votes on it serialize) and returns its author, or null. */
+export async function lockProposalAuthor(tx: Tx, id: string): Promise<number | null> {
+  const [r] = await tx<{ author_id: number }[]>`SELECT author_id::int AS author_id FROM proposals WHERE id = ${id} FOR UPDATE`;
+  return r?.author_id ?? null;
+}
+
+/** Votes on a proposal by anyone but `except` (its author). */
+export async function voteCount(tx: Tx, id: string, except: number): Promise<number> {
+  const [r] = await tx<{ n: number }[]>`SELECT count(*)::int AS n FROM proposal_votes WHERE proposal_id = ${id} AND voter_id <> ${except}`;
+  return r?.n ?? 0;
+}
+
 export async function castVote(tx: Tx, v: { proposalId: string; voterId: number; choice: string; now: Date }): Promise<boolean> {
   const rows = await tx`
     INSERT INTO proposal_votes (proposal_id, voter_id, choice, voted_at)
@@ -211,4 +223,23 @@ export async function workroomCounts(sql: Sql, now: Date): Promise<WorkroomCount
            (SELECT count(*)::int FROM questions q WHERE q.hidden_at IS NULL
               AND NOT EXISTS (SELECT 1 FROM answers a WHERE a.question_id = q.id AND a.hidden_at IS NULL)) AS unanswered_questions`;
   return row as WorkroomCounts;
+}
+
+/** The earliest closed proposal whose close is not yet noted, locked (other nodes skip it). */
+export async function lockNextClosed(
+  tx: Tx,
+  now: Date,
+): Promise<{ id: string; title: string; author_id: number; hidden: boolean; yes: number; no: number; abstain: number } | null> {
+  const [p] = await tx<{ id: string; title: string; author_id: number; hidden: boolean }[]>`
+    SELECT id::text AS id, title, author_id::int AS author_id, hidden_at IS NOT NULL AS hidden FROM proposals
+     WHERE close_noted_at IS NULL AND closes_at <= ${now} ORDER BY closes_at LIMIT 1 FOR UPDATE SKIP LOCKED`;
+  if (!p) return null;
+  const [t] = await tx<{ yes: number; no: number; abstain: number }[]>`
+    SELECT count(*) FILTER (WHERE choice = 'yes')::int AS yes, count(*) FILTER (WHERE choice = 'no')::int AS no,
+           count(*) FILTER (WHERE choice = 'abstain')::int AS abstain FROM proposal_votes WHERE proposal_id = ${p.id}`;
+  return { ...p, yes: t?.yes ?? 0, no: t?.no ?? 0, abstain: t?.abstain ?? 0 };
+}
+
+export async function markCloseNoted(tx: Tx, id: string, at: Date): Promise<void> {
+  await tx`UPDATE proposals SET close_noted_at = ${at} WHERE id = ${id}`;
 }

@@ -30,7 +30,17 @@ describe('the AsyncAPI document', () => {
     );
     expect(doc.channels.stream.address).toBe('/api/v1/stream');
     expect(doc.servers.commons).toMatchObject({ protocol: 'ws', pathname: '/api/v1/stream', host: new URL(s.url).host });
-    expect(Object.keys(doc['x-topics'])).toEqual(['chat', 'presence', 'signal', 'replies', 'posts', 'treasury', 'tasks', 'workroom']);
+    expect(Object.keys(doc['x-topics'])).toEqual([
+      'chat',
+      'presence',
+      'signal',
+      'replies',
+      'posts',
+      'treasury',
+      'tasks',
+      'workroom',
+      'inbox',
+    ]);
     expect(Object.keys(doc['x-close-codes'])).toEqual(['1001', '1008', '1009', '1013']);
     // The chat op's body limit is the stream's own validation limit.
     expect(doc.channels.stream.messages.chat.payload.properties.body.maxLength).toBeGreaterThan(0);

@@ -133,7 +133,7 @@ describe('deadlines on one server', () => {
         // Locked first, so the node's own scheduler skips this task until the crash.
         const locked = (await store.lockTask(tx, id)) as store.TaskRow;
         clock.advance(7 * D);
-        const { fired } = await settleDue(tx, locked, clock.now());
+        const { fired } = await settleDue(tx, locked, clock.now(), s.url);
         expect(fired.map((f) => f.event)).toEqual(['EXPIRE_UNCLAIMED']);
         crashedSeq = fired[0]?.seq as string;
         throw new Error('crash before commit');

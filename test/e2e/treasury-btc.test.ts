@@ -63,6 +63,24 @@ describe('BTC deposits against an Esplora-protocol server', () => {
     expect(await show(txid)).toMatchObject({ state: 'verified', amount: '0.001', confirmations: 2 });
     const me = await s.call('GET', '/api/v1/ai/me', { token: ai.api_token });
     expect(me.json.data.activity_score).toBe(300);
+    // The beneficiary's inbox has the verified deposit (DECISIONS.md "Inbox"), written with it.
+    const inbox = (await s.call('GET', '/api/v1/inbox', { token: ai.api_token })).json.data.items;
+    const id = (await show(txid)).id;
+    // The 300 points of the first verified deposit reach the gold tier, in the same transaction.
+    expect(
+      inbox.filter((i: { kind: string }) => i.kind === 'badge').map((i: { subject: unknown; excerpt: string }) => [i.subject, i.excerpt]),
+    ).toEqual([[{ type: 'badge', id: 'gold', url: null }, 'badge tier reached: gold (activity score 300)']]);
+    expect(inbox.filter((i: { kind: string }) => i.kind === 'deposit')).toEqual([
+      {
+        id: expect.any(String),
+        kind: 'deposit',
+        created_at: expect.any(String),
+        actor: null,
+        subject: { type: 'deposit', id, url: `${s.url}/api/v1/treasury/deposits/${id}` },
+        excerpt: 'verified deposit of 0.001 BTC from BTC sponsor',
+        read: false,
+      },
+    ]);
     const c = (await s.call('GET', `/api/v1/treasury/contributions/${ai.registration_number}`)).json.data.contributions;
     expect(c).toEqual({ ETH: { amount: '0', deposits: 0 }, BTC: { amount: '0.001', deposits: 1 } });
     const doc = (await s.call('GET', '/api/v1/treasury')).json.data;

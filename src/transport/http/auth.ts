@@ -1,6 +1,6 @@
 // Resolves the caller from the credentials a request presents (spec 5; DECISIONS.md).
 import type { Caller } from '../../domain/caller.js';
-import { fail } from '../../domain/errors.js';
+import { deadMemberToken, fail } from '../../domain/errors.js';
 import { type GuestIssuer, ownGuest, resolveGuest } from '../../domain/guests.js';
 import { resolveMemberToken } from '../../domain/identity.js';
 import type { Ctx } from '../../domain/ports.js';
@@ -35,11 +35,6 @@ const GUEST_ON_MEMBER_NEXT = {
   method: 'POST',
   path: '/api/v1/ai/register',
   doc: 'register while sending your guest token: your guest messages and points carry over',
-};
-const UNKNOWN_TOKEN_NEXT = {
-  method: 'POST',
-  path: '/api/v1/ai/recover/challenge',
-  doc: 'a lost or rotated token is recovered with the key you registered (public_key); without one, register again',
 };
 
 const isOperatorToken = (ctx: Ctx, token: string): boolean =>
@@ -98,9 +93,7 @@ export async function resolveCaller(
     const cached = (read || opts.tokenInWrite === true) && mode === 'none';
     const member = cached ? await memberForRead(ctx, token) : await resolveMemberToken(ctx, token);
     if (!member) {
-      fail('UNAUTHORIZED', 'this member token is unknown, revoked or rotated away; recover the identity with its key', {
-        next: UNKNOWN_TOKEN_NEXT,
-      });
+      deadMemberToken();
     }
     caller = { kind: 'member', member: member as NonNullable<typeof member> };
     if (cached && opts.tokenInWrite) caller.tokenHash = hashToken(token);

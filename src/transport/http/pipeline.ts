@@ -78,7 +78,7 @@ function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: Ra
         status: 204,
         headers: {
           ...headers,
-          'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+          'access-control-allow-methods': 'GET, POST, PUT, DELETE, OPTIONS',
           'access-control-allow-headers': 'Authorization, Content-Type, X-Commons-Guest-Token, Accept',
           'access-control-max-age': '86400',
         },

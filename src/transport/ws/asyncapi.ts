@@ -24,6 +24,8 @@ const TOPIC_TEXT: Record<(typeof TOPICS)[number], string> = {
   treasury: 'deposits and funding goals',
   tasks: 'the task board (members only)',
   workroom: 'workroom entries and proposals (members only)',
+  inbox:
+    'your own inbox items only (members): mentions, replies, task moves, votes, direct messages, deposits, badges; event id = the item id (per member); since replays missed items',
 };
 
 export function buildAsyncApi(baseUrl: string): Json {

@@ -13,6 +13,7 @@ import type { AnyRoute } from '../http/route.js';
 import { runOperation } from '../operation.js';
 import type { Fanout } from './fanout.js';
 import { ackFrame, ClientOp, errorFrame, eventFrame, MAX_BACKPRESSURE_BYTES, pongFrame, type Ref } from './frames.js';
+import type { InboxHub } from './inbox-hub.js';
 import type { StreamOps } from './ops.js';
 import { type Session, type Socket, send, uwsTopic } from './session.js';
 import { isTopic, MEMBER_TOPICS, TOPICS } from './topics.js';
@@ -23,6 +24,8 @@ export interface DispatchEnv {
   /** The operations chat and heartbeat run (src/transport/ws/ops.ts). */
   ops: StreamOps;
   fanout: Fanout;
+  /** The per-session topic `inbox`. */
+  inbox: InboxHub;
   limits?: RateLimits | undefined;
 }
 
@@ -136,17 +139,21 @@ async function auth(env: DispatchEnv, ws: Socket, token: string) {
   }
   if (!caller) return fail('UNAUTHORIZED', 'this token is unknown, expired, revoked or rotated away');
   if (!s.open) return null;
+  // Another identity's session leaves the inbox it had joined (each session sees only its own).
+  if (caller.kind !== 'member' || s.caller.kind !== 'member' || caller.member.id !== s.caller.member.id) env.inbox.unsubscribe(ws);
   s.caller = caller;
   s.issued = null;
   s.provisional = false;
   s.memberKey = caller.kind === 'member' ? tokenKey(token) : null;
   if (caller.kind === 'member') return { registration_number: formatMember(caller.member.id) };
   // A session that is no longer a member's leaves the member-only topics.
-  for (const t of MEMBER_TOPICS) leave(env.fanout, ws, t);
+  for (const t of MEMBER_TOPICS) leave(env, ws, t);
   return { guest: formatGuest(caller.guestNumber) };
 }
 
-function leave(fanout: Fanout, ws: Socket, topic: string): boolean {
+function leave(env: { fanout: Fanout; inbox: InboxHub }, ws: Socket, topic: string): boolean {
+  if (topic === 'inbox') return env.inbox.unsubscribe(ws);
+  const { fanout } = env;
   const s = ws.getUserData();
   const wasReplaying = s.replaying?.delete(topic) ?? false;
   fanout.unwatch(topic, s);
@@ -164,12 +171,13 @@ function checkTopic(ws: Socket, topic: string): void {
 
 function unsubscribe(env: DispatchEnv, ws: Socket, topic: string) {
   if (!isTopic(topic)) checkTopic(ws, topic);
-  return { topic, subscribed: false, was_subscribed: leave(env.fanout, ws, topic) };
+  return { topic, subscribed: false, was_subscribed: leave(env, ws, topic) };
 }
 
 async function subscribe(env: DispatchEnv, ws: Socket, r: Ref, topic: string, since: string | undefined): Promise<void> {
   checkTopic(ws, topic);
   const s = ws.getUserData();
+  if (topic === 'inbox' && s.caller.kind === 'member') return env.inbox.subscribe(ws, s.caller.member.id, r, since);
   const t = uwsTopic(topic, s.encoding);
   const feed = env.fanout.feed(topic as never);
   if (ws.isSubscribed(t) || s.replaying?.has(topic)) return send(ws, ackFrame(r, { topic, subscribed: true, replayed: 0 }));

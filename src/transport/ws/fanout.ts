@@ -17,7 +17,7 @@ import { byteLength, ENCODINGS, encode } from './codec.js';
 import { eventFrame, MAX_FRAME_BYTES, tooLargeFrame } from './frames.js';
 import type { Session } from './session.js';
 import { uwsTopic } from './session.js';
-import { type FeedRegistry, TOPICS, type Topic, type TopicFeed } from './topics.js';
+import { type FeedRegistry, SESSION_TOPICS, TOPICS, type Topic, type TopicFeed } from './topics.js';
 
 /** The shortest hold after a burst. */
 export const HOLD_MS = 2;
@@ -47,6 +47,7 @@ export class Fanout {
     private readonly waited: (seconds: number) => void = () => {},
   ) {
     for (const topic of TOPICS) {
+      if (SESSION_TOPICS.has(topic)) continue;
       const feed = feeds[topic];
       const handler = (e: BusMessage) => this.broadcast(topic, e);
       this.stops.push(feed?.live ? feed.live(handler) : bus.subscribe(topic, handler));

@@ -17,6 +17,7 @@ import { decode } from './codec.js';
 import { type DispatchEnv, dispatch } from './dispatch.js';
 import { Fanout } from './fanout.js';
 import { errorFrame, helloFrame, JSON_PROTOCOL, MAX_BACKPRESSURE_BYTES, MAX_FRAME_BYTES, MSGPACK_PROTOCOL } from './frames.js';
+import { InboxHub } from './inbox-hub.js';
 import type { StreamOps } from './ops.js';
 import { type Session, type Socket, send } from './session.js';
 import { type FeedRegistry, MEMBER_TOPICS, TOPICS } from './topics.js';
@@ -55,7 +56,8 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
   const { ctx } = deps;
   const sockets = new Set<Socket>();
   const fanout = new Fanout(app, ctx.bus, deps.feeds, (s) => ctx.metrics.fanoutWaitSeconds.observe(s));
-  const env: DispatchEnv = { ctx, guests: deps.guests, ops: deps.ops, fanout, limits: deps.limits };
+  const inbox = new InboxHub(ctx);
+  const env: DispatchEnv = { ctx, guests: deps.guests, ops: deps.ops, fanout, inbox, limits: deps.limits };
   let closing = false;
   const perAddress = new Map<string, number>();
   // A member whose token the operator revoked (DECISIONS.md "Operator") is cut off on every node
@@ -121,6 +123,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
       else perAddress.delete(a);
       if (s.replaying) for (const t of s.replaying.keys()) fanout.unwatch(t, s);
       s.replaying = null;
+      inbox.unsubscribe(ws);
       if (sockets.delete(ws)) ctx.metrics.wsSessions.dec();
     },
   });
@@ -254,6 +257,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
         ws.end(code, reason);
       }
       fanout.close();
+      inbox.close();
     },
   };
 }

@@ -4,11 +4,15 @@ import type { ChatRoom } from '../../domain/chat-room.js';
 import { chatEvent } from '../../domain/chat-room.js';
 import type { BusMessage } from '../../domain/ports.js';
 
-export const TOPICS = ['chat', 'presence', 'signal', 'replies', 'posts', 'treasury', 'tasks', 'workroom'] as const;
+export const TOPICS = ['chat', 'presence', 'signal', 'replies', 'posts', 'treasury', 'tasks', 'workroom', 'inbox'] as const;
 export type Topic = (typeof TOPICS)[number];
 
 /** Topics open to registered members only (the task board and the workroom are registration-only, spec 5.3). */
-export const MEMBER_TOPICS: ReadonlySet<Topic> = new Set<Topic>(['tasks', 'workroom']);
+export const MEMBER_TOPICS: ReadonlySet<Topic> = new Set<Topic>(['tasks', 'workroom', 'inbox']);
+
+/** Topics each session receives only its own part of, sent per session, not through the fan-out
+ * (the inbox: src/transport/ws/inbox-hub.ts). */
+export const SESSION_TOPICS: ReadonlySet<Topic> = new Set<Topic>(['inbox']);
 
 export const isTopic = (t: string): t is Topic => (TOPICS as readonly string[]).includes(t);
 

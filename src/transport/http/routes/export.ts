@@ -91,6 +91,18 @@ export const ExportDocument = z.object({
       rejected_at: ts,
     }),
   ),
+  inbox: z.array(
+    z.object({
+      id: seq,
+      kind: z.string(),
+      created_at: at,
+      actor: z.string().nullable(),
+      subject: z.object({ type: z.string(), id: z.string(), url: z.string().nullable() }),
+      excerpt: z.string(),
+      read: z.boolean(),
+    }),
+  ),
+  direct_messages: z.array(z.object({ id, seq, from: z.string(), to: z.string(), body: z.string(), created_at: at, hidden })),
 });
 
 export const exportRoutes = [

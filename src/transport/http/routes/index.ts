@@ -3,12 +3,14 @@
 import type { AnyRoute } from '../route.js';
 import { agentCardRoutes } from './agent-card.js';
 import { chatRoutes } from './chat.js';
+import { dmRoutes } from './dm.js';
 import { documentRoutes } from './documents.js';
 import { exportRoutes } from './export.js';
 import { fundingRoutes } from './funding.js';
 import { habitatRoutes } from './habitat.js';
 import { healthRoutes } from './health.js';
 import { identityRoutes } from './identity.js';
+import { inboxRoutes, inboxWebhookRoutes } from './inbox.js';
 import { memoryRoutes } from './memory.js';
 import { metricsRoutes } from './metrics.js';
 import { operatorRoutes } from './operator.js';
@@ -35,6 +37,7 @@ export function allRoutes(): AnyRoute[] {
   list.push(...agentCardRoutes);
   list.push(...operatorQueueRoutes);
   list.push(...searchRoutes);
+  list.push(...inboxRoutes, ...inboxWebhookRoutes, ...dmRoutes);
   list.push(...pageRoutes);
   list.push(...documentRoutes(() => list));
   return list;

@@ -21,6 +21,10 @@ const Report = z.object({
   created_at: z.string(),
   resolved_at: z.string().nullable(),
   resolution_note: z.string().nullable(),
+  reported_message: z
+    .object({ id: z.string(), from: z.string(), to: z.string(), body: z.string(), created_at: z.string() })
+    .optional()
+    .describe('a report of type dm: the one reported message (never its conversation)'),
 });
 
 const BugReport = z.object({
