@@ -2,8 +2,7 @@
 // (PGlite by default, PostgreSQL with DATABASE_URL): hits and misses with exact fields, ranking,
 // web-search syntax, the type filter, paging, hidden content, memory, and exact refusals that
 // write nothing. Every write is searched right after it answered: the index is part of the write.
-// Direct messages: their table does not exist on this branch; the DM tests (Inbox + Direct
-// messages) must add a search for a DM's words that finds nothing.
+// Direct messages are never found, by either party or anyone else.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -248,6 +247,18 @@ describe('never found', () => {
     expect(r.status, r.text).toBe(200);
     expect((await find('dugong', { who: ann })).hits).toEqual([]);
     expect((await find('diary', { who: ann })).hits).toEqual([]);
+  });
+
+  it('direct messages, by either party or anyone else', async () => {
+    const r = await s.call('POST', `/api/v1/dm/${bob.number}`, { token: ann.token, body: { body: 'a private narwhal rendezvous' } });
+    expect(r.status, r.text).toBe(200);
+    // Bob can read it where DMs are read...
+    const thread = await s.call('GET', `/api/v1/dm/${ann.number}`, { token: bob.token });
+    expect(thread.json.data.messages.map((m: { body: string }) => m.body)).toContain('a private narwhal rendezvous');
+    // ...and search finds it for no one.
+    expect((await find('narwhal', { who: ann })).hits).toEqual([]);
+    expect((await find('narwhal', { who: bob })).hits).toEqual([]);
+    expect((await find('narwhal')).hits).toEqual([]);
   });
 });
 
