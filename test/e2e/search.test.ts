@@ -250,15 +250,15 @@ describe('never found', () => {
   });
 
   it('direct messages, by either party or anyone else', async () => {
-    const r = await s.call('POST', `/api/v1/dm/${bob.number}`, { token: ann.token, body: { body: 'a private narwhal rendezvous' } });
+    const r = await s.call('POST', `/api/v1/dm/${bob.number}`, { token: ann.token, body: { body: 'a private axolotlbeam rendezvous' } });
     expect(r.status, r.text).toBe(200);
     // Bob can read it where DMs are read...
     const thread = await s.call('GET', `/api/v1/dm/${ann.number}`, { token: bob.token });
-    expect(thread.json.data.messages.map((m: { body: string }) => m.body)).toContain('a private narwhal rendezvous');
+    expect(thread.json.data.messages.map((m: { body: string }) => m.body)).toContain('a private axolotlbeam rendezvous');
     // ...and search finds it for no one.
-    expect((await find('narwhal', { who: ann })).hits).toEqual([]);
-    expect((await find('narwhal', { who: bob })).hits).toEqual([]);
-    expect((await find('narwhal')).hits).toEqual([]);
+    expect((await find('axolotlbeam', { who: ann })).hits).toEqual([]);
+    expect((await find('axolotlbeam', { who: bob })).hits).toEqual([]);
+    expect((await find('axolotlbeam')).hits).toEqual([]);
   });
 });
 
