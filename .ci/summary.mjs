@@ -19,6 +19,7 @@ export const REQUIRED_IN_REAL = [
   'database-stuck.test.ts',
   'redis-lost.test.ts',
   'node-killed.test.ts',
+  'protocols-stuck.test.ts',
 ];
 
 const isCount = (n) => Number.isInteger(n) && n >= 0;

@@ -92,6 +92,25 @@ export class PrivatePostgres {
     await waitGone([pid, ...children]);
   }
 
+  /** SIGSTOP to the postmaster and every backend: a database that accepts nothing and answers
+   * nothing (stuck, not gone: connections stay open, no error ever comes back). */
+  freeze(): void {
+    const pid = this.pid();
+    process.kill(pid, 'SIGSTOP');
+    for (const p of childrenOf(pid)) process.kill(p, 'SIGSTOP');
+  }
+
+  /** SIGCONT to what freeze() stopped. */
+  thaw(): void {
+    const pid = this.pid();
+    for (const p of childrenOf(pid)) process.kill(p, 'SIGCONT');
+    process.kill(pid, 'SIGCONT');
+  }
+
+  private pid(): number {
+    return Number(readFileSync(join(this.dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  }
+
   stop(): void {
     try {
       asPostgres(['pg_ctl', '-D', this.dir, '-m', 'immediate', '-w', 'stop']);
