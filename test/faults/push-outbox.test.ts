@@ -1,12 +1,15 @@
 // A push retry outlives its node (DECISIONS.md "Reliability promises"): the first try of a
 // delivery fails, the node goes away before the next, and a node started on the same database
 // makes the remaining try from the outbox: the callback gets the emission (same webhook-id), the
-// row is gone, and the restart does not emit the slot again. Both backends.
+// row is gone, and the restart does not emit the slot again. And the emission and its outbox rows
+// are one transaction: a failure between them leaves neither. Both backends.
 import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { schedulerOf } from '../../src/actors/signal-scheduler.js';
+import { countRows } from '../helpers/db.js';
 import { templateDir } from '../helpers/global-setup.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
 import { register, startTestServer, TestClock, type TestServer, usingRealPostgres } from '../helpers/server.js';
@@ -60,4 +63,40 @@ it('a delivery whose node went away between tries is completed by the next node,
   expect(s?.last_status).toBe('200');
   // The restart did not emit the slot again.
   expect(await emissions(last)).toBe(emitted);
+}, 60_000);
+
+it('a failure between the emission and its outbox rows leaves neither (one transaction)', async () => {
+  const clock = new TestClock();
+  const rx = await startReceiver(() => 200);
+  const s = await startTestServer({ SIGNAL_INTERVAL_S: '60' }, { clock });
+  try {
+    const owner = await register(s, 'Atomic subscriber');
+    const sub = await s.call('POST', '/api/v1/relay/subscriptions', {
+      token: owner.api_token,
+      body: { callback_url: rx.url, secret: 'a secret of sixteen or more' },
+    });
+    expect(sub.status, sub.text).toBe(200);
+    const emitted = await countRows(s, 'signal_emissions');
+    const events = await countRows(s, 'nostr_events');
+    const queued = await countRows(s, 'push_outbox');
+    // The fault between the two writes: the outbox insert fails. SQL is the only way to plant it
+    // (no API makes a database write fail on purpose); the trigger lives in this test's database.
+    await s.app.ctx.sql.unsafe(`
+      CREATE FUNCTION fail_outbox() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'planted outbox fault'; END $$;
+      CREATE TRIGGER fail_outbox BEFORE INSERT ON push_outbox FOR EACH ROW EXECUTE FUNCTION fail_outbox();`);
+    clock.advance(s.config.signalIntervalS * 1000);
+    await expect(schedulerOf(s.app).tick()).rejects.toThrow(/planted outbox fault/);
+    expect(await countRows(s, 'signal_emissions')).toBe(emitted);
+    expect(await countRows(s, 'push_outbox')).toBe(queued);
+    expect(await countRows(s, 'nostr_events')).toBe(events);
+
+    // The fault gone, the next tick emits the slot and delivers it.
+    await s.app.ctx.sql.unsafe('DROP TRIGGER fail_outbox ON push_outbox');
+    const entry = await emitNext(s, clock);
+    expect(await countRows(s, 'signal_emissions')).toBe(emitted + 1);
+    await waitFor(() => rx.requests.some((r) => r.headers['webhook-id'] === entry.id), 10_000, 'the delivery');
+  } finally {
+    await s.close();
+    await rx.close();
+  }
 }, 60_000);
