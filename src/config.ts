@@ -41,6 +41,8 @@ const EnvSchema = z.object({
   // Added: how often the stream pings idle sockets; a socket silent for two periods is closed.
   STREAM_PING_INTERVAL_S: z.coerce.number().positive().max(3600).default(30),
   SIGNAL_INTERVAL_S: z.coerce.number().positive().default(111),
+  // How often each node looks for due task deadlines (besides its pass at boot).
+  TASK_DEADLINE_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
   NOSTR_RELAYS: list,
   NOSTR_SECRET_KEY: optionalString,
   ETH_RPC_URL: optionalString,
@@ -81,6 +83,7 @@ export interface Config {
   redisPrefix: string;
   streamPingIntervalS: number;
   signalIntervalS: number;
+  taskDeadlinePollMs: number;
   nostrRelays: string[];
   nostrSecretKey: string | undefined;
   eth: { rpcUrl: string | undefined; chainId: number; minConfirmations: number };
@@ -132,6 +135,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisPrefix: e.REDIS_PREFIX,
     streamPingIntervalS: e.STREAM_PING_INTERVAL_S,
     signalIntervalS: e.SIGNAL_INTERVAL_S,
+    taskDeadlinePollMs: e.TASK_DEADLINE_POLL_MS,
     nostrRelays: e.NOSTR_RELAYS,
     nostrSecretKey: e.NOSTR_SECRET_KEY,
     eth: { rpcUrl: e.ETH_RPC_URL, chainId: e.ETH_CHAIN_ID, minConfirmations: e.ETH_MIN_CONFIRMATIONS },

@@ -1,3 +1,7 @@
+// An operator's token revocation reaches open stream sessions (DECISIONS.md "Operator",
+// "Reliability promises"): every session of that identity, on every node, is closed with 1008
+// "token revoked" and hears no member topic afterwards, while every other session stays open and
+// keeps receiving them. With DATABASE_URL and REDIS_URL the same holds across two nodes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { twoNodes } from '../helpers/nodes.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';

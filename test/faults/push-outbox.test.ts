@@ -1,3 +1,8 @@
+// A push retry outlives its node (DECISIONS.md "Reliability promises"): the first try of a
+// delivery fails, the node goes away before the next, and a node started on the same database
+// makes the remaining try from the outbox: the callback gets the emission (same webhook-id), the
+// row is gone, and the restart does not emit the slot again. And the emission and its outbox rows
+// are one transaction: a failure between them leaves neither. Both backends.
 import { afterAll, expect, it } from 'vitest';
 import { schedulerOf } from '../../src/actors/signal-scheduler.js';
 import { countRows } from '../helpers/db.js';
