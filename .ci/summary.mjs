@@ -20,6 +20,7 @@ export const REQUIRED_IN_REAL = [
   'redis-lost.test.ts',
   'node-killed.test.ts',
   'protocols-stuck.test.ts',
+  'actors-killed.test.ts',
 ];
 
 const isCount = (n) => Number.isInteger(n) && n >= 0;

@@ -43,6 +43,10 @@ const EnvSchema = z.object({
   SIGNAL_INTERVAL_S: z.coerce.number().positive().default(111),
   // How often each node looks for due task deadlines (besides its pass at boot).
   TASK_DEADLINE_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
+  // How often each node looks for due deposit checks, and how long a check it leased is left to it
+  // (a node that died mid-check is taken over after the lease).
+  DEPOSIT_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
+  DEPOSIT_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
   NOSTR_RELAYS: list,
   NOSTR_SECRET_KEY: optionalString,
   ETH_RPC_URL: optionalString,
@@ -84,6 +88,8 @@ export interface Config {
   streamPingIntervalS: number;
   signalIntervalS: number;
   taskDeadlinePollMs: number;
+  depositPollMs: number;
+  depositLeaseMs: number;
   nostrRelays: string[];
   nostrSecretKey: string | undefined;
   eth: { rpcUrl: string | undefined; chainId: number; minConfirmations: number };
@@ -136,6 +142,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     streamPingIntervalS: e.STREAM_PING_INTERVAL_S,
     signalIntervalS: e.SIGNAL_INTERVAL_S,
     taskDeadlinePollMs: e.TASK_DEADLINE_POLL_MS,
+    depositPollMs: e.DEPOSIT_POLL_MS,
+    depositLeaseMs: e.DEPOSIT_LEASE_MS,
     nostrRelays: e.NOSTR_RELAYS,
     nostrSecretKey: e.NOSTR_SECRET_KEY,
     eth: { rpcUrl: e.ETH_RPC_URL, chainId: e.ETH_CHAIN_ID, minConfirmations: e.ETH_MIN_CONFIRMATIONS },
