@@ -4,13 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BusMessage } from '../../src/domain/ports.js';
 import { guestToken, snapshot } from '../helpers/content.js';
 import { countRows, idOf } from '../helpers/db.js';
+import { hide, operatorEnv } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;
 let alice: { registration_number: string; api_token: string };
 let bob: { registration_number: string; api_token: string };
 beforeAll(async () => {
-  s = await startTestServer();
+  s = await startTestServer(operatorEnv());
   alice = await register(s, 'Alice');
   bob = await register(s, 'Bob');
 });
@@ -112,11 +113,11 @@ describe('posts and comments', () => {
   it('answers 404 for unknown and hidden posts and comments nothing on them', async () => {
     const p = await post(alice.api_token, { post_type: 'discussion', title: 'to hide', body: 'b' });
     const c = await s.call('POST', `/api/v1/posts/${p.json.data.id}/comments`, { token: bob.api_token, body: { body: 'hidden comment' } });
-    await s.app.ctx.sql`UPDATE comments SET hidden_at = now() WHERE id = ${c.json.data.id}`;
+    await hide(s, 'comment', c.json.data.id);
     const d = await s.call('GET', `/api/v1/posts/${p.json.data.id}`);
     expect(d.json.data.comments).toEqual([]);
     expect(d.json.data.comments_count).toBe(0);
-    await s.app.ctx.sql`UPDATE posts SET hidden_at = now() WHERE id = ${p.json.data.id}`;
+    await hide(s, 'post', p.json.data.id);
     const before = await snapshot(s);
     for (const id of [p.json.data.id, UNKNOWN]) {
       const g = await s.call('GET', `/api/v1/posts/${id}`);

@@ -2,15 +2,15 @@
 // ETag, 304 on If-None-Match with exact headers, and a write (or a hidden message) seen by the
 // next read, on this node and, with PostgreSQL and Redis, on another node sharing them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { announceHidden } from '../../src/domain/chat.js';
 import { twoNodes } from '../helpers/nodes.js';
+import { hide, operatorEnv } from '../helpers/operator.js';
 import { startTestServer, type TestServer, usingRealPostgres } from '../helpers/server.js';
 import { busEnv } from '../helpers/stream.js';
 import { waitFor } from '../helpers/wait.js';
 
 let s: TestServer;
 beforeAll(async () => {
-  s = await startTestServer(busEnv());
+  s = await startTestServer({ ...busEnv(), ...operatorEnv() });
 });
 afterAll(async () => {
   await s.close();
@@ -65,8 +65,7 @@ describe('chat page', () => {
     const posted = await s.call('POST', '/api/v1/chat', { body: { body: 'to be hidden' } });
     const before = await s.call('GET', '/api/v1/chat');
     expect(before.json.data.messages.some((m: { id: string }) => m.id === posted.json.data.id)).toBe(true);
-    await s.app.ctx.sql`UPDATE chat_messages SET hidden_at = now() WHERE id = ${posted.json.data.id}`;
-    await announceHidden(s.app.ctx, posted.json.data.id);
+    await hide(s, 'chat_message', posted.json.data.id);
     await waitFor(
       async () => {
         const r = await s.call('GET', '/api/v1/chat', { headers: { 'if-none-match': before.headers.get('etag') as string } });
