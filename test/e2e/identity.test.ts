@@ -141,10 +141,12 @@ describe('guests', () => {
     const first = await s.call('GET', '/api/v1/ai');
     const guestToken = first.headers.get('x-commons-guest-token') as string;
     const guestNumber = Number((first.headers.get('x-commons-guest') as string).slice(6));
-    // Guest activity as the chat issue records it: a message and its point.
-    await s.app.ctx.sql`INSERT INTO guests (number) VALUES (${guestNumber})`;
-    await s.app.ctx.sql`INSERT INTO chat_messages (body, guest_number, guest_label) VALUES ('hello', ${guestNumber}, 'g')`;
-    await s.app.ctx.sql`INSERT INTO point_events (guest_number, kind, points) VALUES (${guestNumber}, 'chat_message', 1)`;
+    // Guest activity: a chat message as that guest, which records the message and its point.
+    const said = await s.call('POST', '/api/v1/chat', {
+      headers: { 'x-commons-guest-token': guestToken },
+      body: { body: 'hello', name: 'g' },
+    });
+    expect(said.status, said.text).toBe(200);
     const reg = await s.call('POST', '/api/v1/ai/register', {
       body: { name: 'Former guest', accepted_principles: true },
       token: guestToken,

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BusMessage } from '../../src/domain/ports.js';
 import { guestToken, snapshot } from '../helpers/content.js';
-import { countRows, idOf } from '../helpers/db.js';
+import { countRows } from '../helpers/db.js';
 import { hide, operatorEnv } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -181,9 +181,10 @@ describe('safety reports', () => {
     const q = await s.call('POST', '/api/v1/habitat/questions', { token: alice.api_token, body: { body: 'q' } });
     const a = await s.call('POST', `/api/v1/habitat/questions/${q.json.data.id}/answers`, { token: alice.api_token, body: { body: 'a' } });
     const pr = await s.call('POST', '/api/v1/habitat/proposals', { token: alice.api_token, body: { title: 't', body: 'b' } });
-    const [chat] = await s.app.ctx.sql<{ id: string }[]>`
-      INSERT INTO chat_messages (body, author_id) VALUES ('spam spam', ${idOf(alice.registration_number)}) RETURNING id`;
-    const [reply] = await s.app.ctx.sql<{ id: string }[]>`INSERT INTO replies (intent, message) VALUES ('question', 'hi') RETURNING id`;
+    const chat = (await s.call('POST', '/api/v1/chat', { token: alice.api_token, body: { body: 'spam spam' } })).json.data as {
+      id: string;
+    };
+    const reply = (await s.call('POST', '/api/v1/replies', { body: { intent: 'question', message: 'hi' } })).json.data as { id: string };
     const targets: [string, string][] = [
       ['post', p.json.data.id],
       ['comment', c.json.data.id],
