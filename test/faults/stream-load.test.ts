@@ -17,13 +17,8 @@ afterAll(async () => {
 });
 
 /** Waits (without consuming frames) until `c` has received the event with this id. */
-async function caughtUp(c: StreamClient, id: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!c.events('posts').some((f) => f.id === id)) {
-    if (Date.now() > deadline) throw new Error(`reader never caught up to ${id}`);
-    await new Promise((ok) => setTimeout(ok, 2));
-  }
-}
+const caughtUp = (c: StreamClient, id: string): Promise<void> =>
+  waitFor(() => c.events('posts').some((f) => f.id === id), 20_000, `the reader to catch up to ${id}`);
 
 describe('fan-out', () => {
   it('delivers one broadcast to 500 concurrent subscribers', async () => {
