@@ -7,6 +7,7 @@ import { SESSIONS_PER_ADDRESS } from '../../src/transport/ws/stream.js';
 import { SharedStore } from '../helpers/nodes.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 import { busEnv, StreamClient } from '../helpers/stream.js';
+import { waitFor } from '../helpers/wait.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -29,8 +30,11 @@ it('every op spends from the session budget: past the burst, RATE_LIMITED with r
   expect(refused.length).toBeGreaterThan(0);
   expect(refused[0]?.error.code).toBe('RATE_LIMITED');
   expect(refused[0]?.error.retry_after_s).toBeGreaterThanOrEqual(1);
-  // Refused ops do not run: a refused subscribe subscribes nothing.
-  await new Promise((ok) => setTimeout(ok, 1100));
+  // It refills: after the retry_after_s the refusal announced, an op runs again. Time is the
+  // subject here (a budget refilling per second), so the test waits on the clock for it.
+  const refusedAt = Date.now();
+  const after = (refused[0]?.error.retry_after_s as number) * 1000;
+  await waitFor(() => Date.now() - refusedAt >= after, after + 5000, 'the announced refill');
   expect((await c.request('ping')).op).toBe('pong');
   c.close();
 });
