@@ -14,7 +14,7 @@ import { CHAIN_ID, type Chain, startChain } from '../helpers/ganache.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
 import { call } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
-import { faultsEnabled, type Node, PrivatePostgres, startNode } from './servers.js';
+import { faultsEnabled, killAndRestart, type Node, PrivatePostgres, startNode } from './servers.js';
 
 let pg: PrivatePostgres;
 const nodes: Node[] = [];
@@ -47,15 +47,13 @@ async function area(env: Record<string, string>) {
     nodes.push(n);
     return n;
   };
-  /** SIGKILL, then a new node on the same data; resolves with it and how long the return took. */
-  const killAndRestart = async (n: Node) => {
-    n.kill('SIGKILL');
-    await n.exited;
-    const killedAt = Date.now();
-    const next = await start();
-    return { node: next, restartMs: Date.now() - killedAt };
+  /** SIGKILL, then a new node on the same data (servers.ts killAndRestart); kept for afterAll. */
+  const restart = async (n: Node) => {
+    const back = await killAndRestart(n, { ...full, DATA_DIR: mkdtempSync(join(tmpdir(), 'commons-actors-killed-')) });
+    nodes.push(back.node);
+    return back;
   };
-  return { sql, start, killAndRestart };
+  return { sql, start, restart };
 }
 
 async function member(base: string, name: string) {
@@ -72,7 +70,7 @@ it.runIf(faultsEnabled)(
     const chain: Chain = await startChain();
     try {
       const treasury = await chain.deployTreasury();
-      const { sql, start, killAndRestart } = await area({
+      const { sql, start, restart } = await area({
         TREASURY_ETH_ADDRESS: treasury,
         ETH_RPC_URL: chain.url,
         ETH_CHAIN_ID: String(CHAIN_ID),
@@ -105,7 +103,7 @@ it.runIf(faultsEnabled)(
         'a first verified deposit',
       );
       const verifiedAtKill = await count(sql, `SELECT count(*)::int AS n FROM deposits WHERE state = 'verified'`);
-      const back = await killAndRestart(node);
+      const back = await restart(node);
       node = back.node;
       await waitFor(
         async () => (await count(sql, `SELECT count(*)::int AS n FROM deposits WHERE state = 'verified'`)) === N,
@@ -137,7 +135,7 @@ it.runIf(faultsEnabled)(
   async () => {
     const receiver: Receiver = await startReceiver(() => 200);
     try {
-      const { sql, start, killAndRestart } = await area({ SIGNAL_INTERVAL_S: '1', ALLOW_PRIVATE_CALLBACKS: '1' });
+      const { sql, start, restart } = await area({ SIGNAL_INTERVAL_S: '1', ALLOW_PRIVATE_CALLBACKS: '1' });
       let node = await start();
       const owner = await member(node.url, 'Signal subscriber');
       const sub = await call(node.url, 'POST', '/api/v1/relay/subscriptions', {
@@ -150,7 +148,7 @@ it.runIf(faultsEnabled)(
       // Killed the moment a tick's emission is committed: its publish and deliveries in flight.
       await waitFor(async () => (await emissions()) > first, 10_000, 'an emission after subscribing');
       const atKill = await emissions();
-      const back = await killAndRestart(node);
+      const back = await restart(node);
       node = back.node;
       await waitFor(async () => (await emissions()) >= atKill + 2, 15_000, 'two ticks after the restart');
       // Every delivery due so far has been made (or is still in the outbox), for every emission.
@@ -185,7 +183,7 @@ it.runIf(faultsEnabled)(
 it.runIf(faultsEnabled)(
   'SIGKILL during a pass of task deadlines: after the restart every deadline has fired, once',
   async () => {
-    const { sql, start, killAndRestart } = await area({ TASK_DEADLINE_POLL_MS: '50' });
+    const { sql, start, restart } = await area({ TASK_DEADLINE_POLL_MS: '50' });
     let node = await start();
     const poster = await member(node.url, 'Deadline poster');
     const N = 40;
@@ -202,7 +200,7 @@ it.runIf(faultsEnabled)(
     const closed = () => count(sql, `SELECT count(*)::int AS n FROM tasks WHERE state = 'closed'`);
     await waitFor(async () => (await closed()) > 0, 10_000, 'the pass to begin');
     const closedAtKill = await closed();
-    const back = await killAndRestart(node);
+    const back = await restart(node);
     node = back.node;
     await waitFor(async () => (await closed()) === N, 15_000, 'every deadline fired');
 

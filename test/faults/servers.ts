@@ -233,3 +233,13 @@ export function startNode(env: Record<string, string>, name = 'node'): Promise<N
     child.on('exit', (code) => ko(new Error(`${name} exited with ${code}: ${out}`)));
   });
 }
+
+/** SIGKILL to `node`, then a new node with `env` (the same data): the new node and how long the
+ * return took, from the kill to its listening line. */
+export async function killAndRestart(node: Node, env: Record<string, string>, name = 'node'): Promise<{ node: Node; restartMs: number }> {
+  node.kill('SIGKILL');
+  await node.exited;
+  const killedAt = Date.now();
+  const next = await startNode(env, name);
+  return { node: next, restartMs: Date.now() - killedAt };
+}
