@@ -77,7 +77,9 @@ describe('fan-out', () => {
     await waitFor(() => s.app.stream.backpressure().sweeps >= sweeps + 5, 10_000, 'five sweeps');
     expect(s.app.stream.sessionCount()).toBe(sessions);
     expect(s.app.stream.slowConsumersClosed()).toBe(0);
-    expect(backlog()).toBe(held);
+    // Still held (the kernel may have taken a little more of it meanwhile, never less).
+    expect(backlog()).toBeLessThanOrEqual(held);
+    expect(backlog()).toBeGreaterThan(0);
     // Over the bound: the next events take it past 1 MiB, and the sweep closes it, once.
     while (s.app.stream.sessionCount() === sessions && sent < 3000) {
       if (backlog() <= MiB) await publish();
