@@ -19,6 +19,8 @@ export const REQUIRED_IN_REAL = [
   'database-stuck.test.ts',
   'redis-lost.test.ts',
   'node-killed.test.ts',
+  'protocols-stuck.test.ts',
+  'actors-killed.test.ts',
 ];
 
 const isCount = (n) => Number.isInteger(n) && n >= 0;

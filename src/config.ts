@@ -41,6 +41,12 @@ const EnvSchema = z.object({
   // Added: how often the stream pings idle sockets; a socket silent for two periods is closed.
   STREAM_PING_INTERVAL_S: z.coerce.number().positive().max(3600).default(30),
   SIGNAL_INTERVAL_S: z.coerce.number().positive().default(111),
+  // How often each node looks for due task deadlines (besides its pass at boot).
+  TASK_DEADLINE_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
+  // How often each node looks for due deposit checks, and how long a check it leased is left to it
+  // (a node that died mid-check is taken over after the lease).
+  DEPOSIT_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
+  DEPOSIT_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
   NOSTR_RELAYS: list,
   NOSTR_SECRET_KEY: optionalString,
   ETH_RPC_URL: optionalString,
@@ -90,6 +96,9 @@ export interface Config {
   redisPrefix: string;
   streamPingIntervalS: number;
   signalIntervalS: number;
+  taskDeadlinePollMs: number;
+  depositPollMs: number;
+  depositLeaseMs: number;
   nostrRelays: string[];
   nostrSecretKey: string | undefined;
   eth: { rpcUrl: string | undefined; chainId: number; minConfirmations: number };
@@ -145,6 +154,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisPrefix: e.REDIS_PREFIX,
     streamPingIntervalS: e.STREAM_PING_INTERVAL_S,
     signalIntervalS: e.SIGNAL_INTERVAL_S,
+    taskDeadlinePollMs: e.TASK_DEADLINE_POLL_MS,
+    depositPollMs: e.DEPOSIT_POLL_MS,
+    depositLeaseMs: e.DEPOSIT_LEASE_MS,
     nostrRelays: e.NOSTR_RELAYS,
     nostrSecretKey: e.NOSTR_SECRET_KEY,
     eth: { rpcUrl: e.ETH_RPC_URL, chainId: e.ETH_CHAIN_ID, minConfirmations: e.ETH_MIN_CONFIRMATIONS },

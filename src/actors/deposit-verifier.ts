@@ -12,10 +12,9 @@ import { btcChecker } from '../transport/chain/btc.js';
 import { ethChecker } from '../transport/chain/eth.js';
 import type { Actor, RunningActors } from './index.js';
 
-/** How often due deposits are looked for. Their own backoff (15 s .. 10 min) spaces the checks. */
-export const POLL_MS = 5_000;
-/** A leased deposit is left alone this long; a verifier that died mid-check is taken over after. */
-const LEASE_MS = 2 * 60_000;
+// How often due deposits are looked for (DEPOSIT_POLL_MS, 5 s; their own backoff, 15 s .. 10 min,
+// spaces the checks), and how long a leased deposit is left alone (DEPOSIT_LEASE_MS, 2 min): a
+// verifier that died mid-check is taken over after it.
 const BATCH = 10;
 const MAX_BATCHES = 50;
 
@@ -72,7 +71,7 @@ export function createDepositVerifier(ctx: Ctx, opts: { pollMs?: number | null }
     let checked = 0;
     for (let i = 0; i < MAX_BATCHES && !stopped; i++) {
       const now = ctx.clock.now();
-      const rows = await leaseDue(ctx.sql, now, new Date(now.getTime() + LEASE_MS), BATCH);
+      const rows = await leaseDue(ctx.sql, now, new Date(now.getTime() + ctx.config.depositLeaseMs), BATCH);
       await Promise.all(rows.map(async (row) => applyCheck(ctx, row, await check(row.asset, row.tx_hash))));
       checked += rows.length;
       if (rows.length < BATCH) break;
@@ -87,7 +86,7 @@ export function createDepositVerifier(ctx: Ctx, opts: { pollMs?: number | null }
     return run;
   };
 
-  const pollMs = opts.pollMs === undefined ? POLL_MS : opts.pollMs;
+  const pollMs = opts.pollMs === undefined ? ctx.config.depositPollMs : opts.pollMs;
   const timer =
     pollMs === null
       ? null

@@ -20,7 +20,7 @@ export const ACTORS: ActorFactory[] = [
   // the treasury deposit verifier (DECISIONS.md "Treasury and deposits")
   (ctx) => createDepositVerifier(ctx),
   // durable task deadlines (DECISIONS.md "Tasks (credits)")
-  (ctx) => startTaskDeadlines(ctx),
+  (ctx) => startTaskDeadlines(ctx, { intervalMs: ctx.config.taskDeadlinePollMs }),
   // the recruitment signal scheduler (DECISIONS.md "Signal, feeds, replies, push")
   startSignalScheduler,
   // inbox webhook deliveries from their durable outbox (DECISIONS.md "Inbox")

@@ -102,7 +102,7 @@ export class SignalScheduler implements Actor {
     if (!(await this.lock.acquire())) return { role: 'follower', emission: null };
     const emission = await emitSignal(this.ctx, this.key);
     if (emission) {
-      this.push.dispatch(emission.entry);
+      this.push.dispatch();
       this.nostr.publish(emission.events);
       const base = this.ctx.publicUrl();
       const urls = [

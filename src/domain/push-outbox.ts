@@ -5,7 +5,6 @@ import type { Ctx } from './ports.js';
 
 export type { OutboxRow } from '../store/push-outbox.js';
 
-export const enqueue = (ctx: Ctx, emissionId: string, body: string) => store.enqueue(ctx.sql, emissionId, body);
 export const claimDue = (ctx: Ctx, limit: number, leaseMs: number) => store.claimDue(ctx.sql, limit, leaseMs);
 export const done = (ctx: Ctx, subscriptionId: string, emissionId: string) => store.done(ctx.sql, subscriptionId, emissionId);
 export const retryAfter = (ctx: Ctx, subscriptionId: string, emissionId: string, ms: number) =>

@@ -2,6 +2,7 @@
 // on the bus ('signal' for the stream, 'nostr' for the built-in relay), and read back as the
 // signal page, the JSON Feed and the RSS feed.
 import { randomUUID } from 'node:crypto';
+import * as outbox from '../store/push-outbox.js';
 import * as store from '../store/signal.js';
 import { fail } from './errors.js';
 import { type NostrEvent, type NostrKey, signalEvents } from './nostr.js';
@@ -32,6 +33,10 @@ export interface Emission {
   events: NostrEvent[];
 }
 
+/** The body every push subscription receives for an emission (signed when it is posted). */
+export const pushBody = (entry: SignalEntry): string =>
+  JSON.stringify({ type: 'signal.emitted', timestamp: entry.emitted_at, data: entry });
+
 /**
  * Emits the signal of the current tick. Returns null when this tick was already emitted (the
  * UNIQUE slot in the database is the last word on "exactly one per tick").
@@ -43,7 +48,12 @@ export async function emitSignal(ctx: Ctx, key: NostrKey): Promise<Emission | nu
   const events = signalEvents(key, { emissionId: id, emittedAt, pageUrl: `${ctx.publicUrl()}${SIGNAL_PAGE_PATH}/${id}`, payload });
   const row = await ctx.sql.begin(async (tx) => {
     const r = await store.insertEmission(tx, { id, slot: slotOf(ctx, emittedAt), emittedAt, payload, nodeId: ctx.bus.nodeId });
-    if (r) await store.insertNostrEvents(tx, events, id);
+    if (r) {
+      await store.insertNostrEvents(tx, events, id);
+      // The emission and its push deliveries commit together (DECISIONS.md "Reliability
+      // promises"): a node killed at any instant leaves both or neither, never an unpushed emission.
+      await outbox.enqueue(tx, id, pushBody(entryOf(r)));
+    }
     return r;
   });
   if (!row) return null;

@@ -1,5 +1,6 @@
 // SQL for the push outbox (sql/013_push_outbox.sql).
 import type { Sql } from 'postgres';
+import type { Tx } from './ledger.js';
 
 export interface OutboxRow {
   subscription_id: string;
@@ -10,8 +11,9 @@ export interface OutboxRow {
   secret: string;
 }
 
-/** One row per active subscription for an emission (again for the same emission: nothing). */
-export async function enqueue(sql: Sql, emissionId: string, body: string): Promise<number> {
+/** One row per active subscription for an emission (again for the same emission: nothing); run in
+ * the emission's own transaction (src/domain/signal.ts), so neither exists without the other. */
+export async function enqueue(sql: Tx, emissionId: string, body: string): Promise<number> {
   const rows = await sql`
     INSERT INTO push_outbox (subscription_id, emission_id, body)
     SELECT id, ${emissionId}, ${body} FROM push_subscriptions WHERE paused_at IS NULL
@@ -28,7 +30,7 @@ export async function claimDue(sql: Sql, limit: number, leaseMs: number): Promis
     UPDATE push_outbox o SET attempts = o.attempts + 1, next_at = now() + make_interval(secs => ${leaseMs / 1000})
       FROM due, push_subscriptions s
      WHERE o.subscription_id = due.subscription_id AND o.emission_id = due.emission_id AND s.id = o.subscription_id
-    RETURNING o.subscription_id::text, o.emission_id, o.body, o.attempts, s.callback_url, s.secret`;
+    RETURNING o.subscription_id::text, o.emission_id::text, o.body, o.attempts, s.callback_url, s.secret`;
 }
 
 export async function done(sql: Sql, subscriptionId: string, emissionId: string): Promise<void> {

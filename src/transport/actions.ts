@@ -6,6 +6,7 @@ import type { CommonsError } from '../domain/errors.js';
 import type { GuestIssuer } from '../domain/guests.js';
 import type { Ctx } from '../domain/ports.js';
 import { clientAddress } from './http/client-ip.js';
+import { deadlineError, raceDeadline } from './http/deadline.js';
 import { toCommonsError } from './http/envelope.js';
 import type { RateLimits } from './http/limits.js';
 import type { AnyRoute, Method } from './http/route.js';
@@ -45,9 +46,17 @@ export function routeOf(router: Router, op: string): AnyRoute {
   return r;
 }
 
-/** Performs one REST operation as the caller (src/transport/operation.ts); domain and validation
- * errors come back as values. */
-export async function perform(deps: ActionDeps, call: RestCall, who: CallerInfo): Promise<Outcome> {
+/** Performs one REST operation as the caller; domain and validation errors come back as values.
+ * Like a REST request, it answers within the per-request deadline (DECISIONS.md "Reliability
+ * promises"): past it, while the database is down or stuck, the outcome is UNAVAILABLE. */
+export function perform(deps: ActionDeps, call: RestCall, who: CallerInfo): Promise<Outcome> {
+  return raceDeadline(performNow(deps, call, who), deps.ctx.config.requestDeadlineMs, deps.ctx.health, () => ({
+    ok: false,
+    error: deadlineError(),
+  }));
+}
+
+async function performNow(deps: ActionDeps, call: RestCall, who: CallerInfo): Promise<Outcome> {
   const { ctx } = deps;
   const route = routeOf(deps.router, call.op);
   const ip = clientAddress(ctx.config.trustProxy, who.ip, who.headers['x-forwarded-for']);

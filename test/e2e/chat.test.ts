@@ -1,14 +1,15 @@
 // Open chat over REST: members and guests post, anyone reads in order, every refused
 // input writes nothing, guest activity carries over, hidden messages never appear.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { announceHidden, listChat } from '../../src/domain/chat.js';
+import { listChat } from '../../src/domain/chat.js';
 import { countRows, idOf } from '../helpers/db.js';
+import { hide, operatorEnv } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 import { busEnv } from '../helpers/stream.js';
 
 let s: TestServer;
 beforeAll(async () => {
-  s = await startTestServer(busEnv());
+  s = await startTestServer({ ...busEnv(), ...operatorEnv() });
 });
 afterAll(async () => {
   await s.close();
@@ -127,9 +128,9 @@ describe('reading', () => {
   it('never shows a hidden message, from memory or from the database', async () => {
     const r = await s.call('POST', '/api/v1/chat', { body: { body: 'to be hidden' } });
     const id = r.json.data.id;
-    await s.app.ctx.sql`UPDATE chat_messages SET hidden_at = now() WHERE id = ${id}`;
-    // The bus delivers to this node's own subscribers inside publish, so memory has dropped it.
-    await announceHidden(s.app.ctx, id);
+    // Hidden by the operator; the bus delivers to this node's own subscribers inside publish, so
+    // memory has dropped it.
+    await hide(s, 'chat_message', id);
     const list = await s.call('GET', '/api/v1/chat?limit=100');
     expect(list.json.data.messages.map((m: { id: string }) => m.id)).not.toContain(id);
     const db = await listChat({ ...s.app.ctx }, 100, null);

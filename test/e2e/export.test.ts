@@ -60,6 +60,7 @@ describe('GET /api/v1/ai/me/export', () => {
   it('pages long sections without losing or repeating a row', async () => {
     const [, b] = members();
     const id = Number(b.number.slice(3));
+    // Volume by SQL: 1,234 messages through the API would only slow the test (chat is tested there).
     await s.app.ctx.sql`INSERT INTO chat_messages (body, author_id) SELECT 'bulk ' || g, ${id} FROM generate_series(1, 1234) g`;
     const r = await fetch(`${s.url}/api/v1/ai/me/export`, { headers: { authorization: `Bearer ${b.token}` } });
     const doc = ExportDocument.parse(await r.json());
@@ -72,6 +73,7 @@ describe('GET /api/v1/ai/me/export', () => {
   it('survives a client that leaves in the middle of a large export', { timeout: 120_000 }, async () => {
     const big = (await s.call('POST', '/api/v1/ai/register', { body: { name: 'Big', accepted_principles: true } })).json.data;
     const id = Number(String(big.registration_number).slice(3));
+    // Volume by SQL (6 MB of messages), as above.
     await s.app.ctx.sql`INSERT INTO chat_messages (body, author_id) SELECT repeat('x', 2000), ${id} FROM generate_series(1, 3000) g`;
     const quit = new AbortController();
     const r = await fetch(`${s.url}/api/v1/ai/me/export`, { headers: { authorization: `Bearer ${big.api_token}` }, signal: quit.signal });

@@ -1,7 +1,7 @@
 // Private memory over real HTTP (spec 2.6, 8; DECISIONS.md "Memory"): key format, value
 // size in UTF-8 bytes of the JSON encoding, the 200-key cap (race-safe), owner-only access.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { idOf } from '../helpers/db.js';
+import { countRows, idOf } from '../helpers/db.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;
@@ -149,8 +149,13 @@ describe('the 200-key limit', () => {
   it('refuses the 201st new key with 409 MEMORY_FULL, even when two race at 199; overwriting still works', async () => {
     const c = await register(s, 'Mem Full');
     const id = idOf(c.registration_number);
-    await s.app.ctx.sql`INSERT INTO memory (identity_id, key, value, size_bytes)
-      SELECT ${id}, 'k' || g, '1'::jsonb, 1 FROM generate_series(1, 199) g`;
+    for (let i = 1; i <= 199; i += 20) {
+      const batch = Array.from({ length: Math.min(20, 200 - i) }, (_, j) =>
+        s.call('POST', '/api/v1/memory', { token: c.api_token, body: { key: `k${i + j}`, value: 1 } }),
+      );
+      expect((await Promise.all(batch)).map((r) => r.status)).toEqual(batch.map(() => 200));
+    }
+    expect(await countRows(s, 'memory', `identity_id = ${id}`)).toBe(199);
     const [x, y] = await Promise.all([
       s.call('POST', '/api/v1/memory', { token: c.api_token, body: { key: 'race-x', value: 1 } }),
       s.call('POST', '/api/v1/memory', { token: c.api_token, body: { key: 'race-y', value: 1 } }),

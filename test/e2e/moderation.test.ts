@@ -101,26 +101,38 @@ async function everything(m: Made): Promise<string> {
 
 describe('hiding every kind of content', () => {
   let m: Made;
-  const hidden = () =>
+  const kinds = (x: Made) =>
     [
-      ['post', m.post],
-      ['comment', m.comment],
-      ['question', m.question],
-      ['answer', m.answer],
-      ['proposal', m.proposal],
-      ['task', m.task],
-      ['submission', m.submission],
-      ['campaign', m.campaign],
-      ['reply', m.reply],
-      ['chat_message', m.chat],
+      ['post', x.post],
+      ['comment', x.comment],
+      ['question', x.question],
+      ['answer', x.answer],
+      ['proposal', x.proposal],
+      ['task', x.task],
+      ['submission', x.submission],
+      ['campaign', x.campaign],
+      ['reply', x.reply],
+      ['chat_message', x.chat],
     ] as const;
+  const hidden = () => kinds(m);
+  // The 404 tests' own content, made and hidden by whichever of them runs first (tests are
+  // independent of order: none relies on another's hiding).
+  let gone: Made | undefined;
+  const hiddenSet = async (): Promise<Made> => {
+    if (!gone) {
+      const made = await make();
+      for (const [type, id] of kinds(made)) await hide(type, id);
+      gone = made;
+    }
+    return gone;
+  };
 
   beforeAll(async () => {
     m = await make();
   });
 
   it('every hideable target can be reported first (its table is where the report looks)', async () => {
-    for (const [type, id] of hidden()) {
+    for (const [type, id] of kinds(await make())) {
       const r = await as(other, 'POST', '/api/v1/safety/reports', { target_type: type, target_id: id, category: 'other', reason: 'r' });
       expect(r.status, `${type}: ${r.text}`).toBe(200);
     }
@@ -160,11 +172,12 @@ describe('hiding every kind of content', () => {
   });
 
   it('answers 404 for the details of hidden records', async () => {
+    const h = await hiddenSet();
     for (const path of [
-      `/api/v1/posts/${m.post}`,
-      `/api/v1/habitat/questions/${m.question}`,
-      `/api/v1/habitat/proposals/${m.proposal}`,
-      `/api/v1/habitat/tasks/${m.task}`,
+      `/api/v1/posts/${h.post}`,
+      `/api/v1/habitat/questions/${h.question}`,
+      `/api/v1/habitat/proposals/${h.proposal}`,
+      `/api/v1/habitat/tasks/${h.task}`,
     ]) {
       const r = await as(author, 'GET', path);
       expect(r.status, path).toBe(404);
@@ -173,22 +186,24 @@ describe('hiding every kind of content', () => {
   });
 
   it('answers 404 to every move on a hidden task, writing nothing; its poster and others alike', async () => {
+    const h = await hiddenSet();
     const before = await fingerprint(s);
     for (const [who, action] of [
       [other, 'claim'],
       [author, 'cancel'],
       [author, 'approve'],
     ] as const) {
-      const r = await as(who, 'POST', `/api/v1/habitat/tasks/${m.task}/${action}`);
+      const r = await as(who, 'POST', `/api/v1/habitat/tasks/${h.task}/${action}`);
       expect(r.status, action).toBe(404);
       expect(r.json.error.code).toBe('NOT_FOUND');
     }
-    const sub = await as(other, 'POST', `/api/v1/habitat/tasks/${m.task}/submissions`, { body: 'x' });
+    const sub = await as(other, 'POST', `/api/v1/habitat/tasks/${h.task}/submissions`, { body: 'x' });
     expect(sub.status).toBe(404);
     expect(await fingerprint(s)).toBe(before);
   });
 
   it('answers 404 to writing under hidden content, writing nothing', async () => {
+    const h = await hiddenSet();
     const rows = async () =>
       (
         await s.app.ctx.sql`SELECT (SELECT count(*) FROM comments)::int AS c, (SELECT count(*) FROM answers)::int AS a,
@@ -196,9 +211,9 @@ describe('hiding every kind of content', () => {
       )[0];
     const before = await rows();
     for (const [path, body] of [
-      [`/api/v1/posts/${m.post}/comments`, { body: 'x' }],
-      [`/api/v1/habitat/questions/${m.question}/answers`, { body: 'x' }],
-      [`/api/v1/habitat/proposals/${m.proposal}/votes`, { choice: 'yes' }],
+      [`/api/v1/posts/${h.post}/comments`, { body: 'x' }],
+      [`/api/v1/habitat/questions/${h.question}/answers`, { body: 'x' }],
+      [`/api/v1/habitat/proposals/${h.proposal}/votes`, { choice: 'yes' }],
     ] as const) {
       const r = await as(other, 'POST', path, body);
       expect(r.status, path).toBe(404);

@@ -281,7 +281,11 @@ describe('disbursements', () => {
   });
 
   it('lists newest first with a cursor', async () => {
+    // Five of its own, so there are two full pages whatever other tests recorded (or did not).
+    for (let i = 0; i < 5; i++)
+      expect((await op('POST', '/api/v1/operator/disbursements', { ...eth, purpose: `page ${i}` })).status).toBe(200);
     const all = await op('GET', '/api/v1/operator/disbursements?limit=100');
+    expect(all.json.data.disbursements.length).toBeGreaterThanOrEqual(5);
     const first = await op('GET', '/api/v1/operator/disbursements?limit=2');
     expect(first.json.data.disbursements).toEqual(all.json.data.disbursements.slice(0, 2));
     const next = await op('GET', `/api/v1/operator/disbursements?limit=2&before=${first.json.data.next_cursor}`);

@@ -3,14 +3,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BusMessage } from '../../src/domain/ports.js';
 import { guestToken, snapshot } from '../helpers/content.js';
-import { countRows, idOf } from '../helpers/db.js';
+import { countRows } from '../helpers/db.js';
+import { hide, operatorEnv } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;
 let alice: { registration_number: string; api_token: string };
 let bob: { registration_number: string; api_token: string };
 beforeAll(async () => {
-  s = await startTestServer();
+  s = await startTestServer(operatorEnv());
   alice = await register(s, 'Alice');
   bob = await register(s, 'Bob');
 });
@@ -112,11 +113,11 @@ describe('posts and comments', () => {
   it('answers 404 for unknown and hidden posts and comments nothing on them', async () => {
     const p = await post(alice.api_token, { post_type: 'discussion', title: 'to hide', body: 'b' });
     const c = await s.call('POST', `/api/v1/posts/${p.json.data.id}/comments`, { token: bob.api_token, body: { body: 'hidden comment' } });
-    await s.app.ctx.sql`UPDATE comments SET hidden_at = now() WHERE id = ${c.json.data.id}`;
+    await hide(s, 'comment', c.json.data.id);
     const d = await s.call('GET', `/api/v1/posts/${p.json.data.id}`);
     expect(d.json.data.comments).toEqual([]);
     expect(d.json.data.comments_count).toBe(0);
-    await s.app.ctx.sql`UPDATE posts SET hidden_at = now() WHERE id = ${p.json.data.id}`;
+    await hide(s, 'post', p.json.data.id);
     const before = await snapshot(s);
     for (const id of [p.json.data.id, UNKNOWN]) {
       const g = await s.call('GET', `/api/v1/posts/${id}`);
@@ -180,9 +181,10 @@ describe('safety reports', () => {
     const q = await s.call('POST', '/api/v1/habitat/questions', { token: alice.api_token, body: { body: 'q' } });
     const a = await s.call('POST', `/api/v1/habitat/questions/${q.json.data.id}/answers`, { token: alice.api_token, body: { body: 'a' } });
     const pr = await s.call('POST', '/api/v1/habitat/proposals', { token: alice.api_token, body: { title: 't', body: 'b' } });
-    const [chat] = await s.app.ctx.sql<{ id: string }[]>`
-      INSERT INTO chat_messages (body, author_id) VALUES ('spam spam', ${idOf(alice.registration_number)}) RETURNING id`;
-    const [reply] = await s.app.ctx.sql<{ id: string }[]>`INSERT INTO replies (intent, message) VALUES ('question', 'hi') RETURNING id`;
+    const chat = (await s.call('POST', '/api/v1/chat', { token: alice.api_token, body: { body: 'spam spam' } })).json.data as {
+      id: string;
+    };
+    const reply = (await s.call('POST', '/api/v1/replies', { body: { intent: 'question', message: 'hi' } })).json.data as { id: string };
     const targets: [string, string][] = [
       ['post', p.json.data.id],
       ['comment', c.json.data.id],

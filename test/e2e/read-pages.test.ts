@@ -1,27 +1,20 @@
 // Hot reads served from pages serialized once per change (src/transport/http/pages.ts): a strong
 // ETag, 304 on If-None-Match with exact headers, and a write (or a hidden message) seen by the
 // next read, on this node and, with PostgreSQL and Redis, on another node sharing them.
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { announceHidden } from '../../src/domain/chat.js';
+import { twoNodes } from '../helpers/nodes.js';
+import { hide, operatorEnv } from '../helpers/operator.js';
 import { startTestServer, type TestServer, usingRealPostgres } from '../helpers/server.js';
 import { busEnv } from '../helpers/stream.js';
+import { waitFor } from '../helpers/wait.js';
 
 let s: TestServer;
 beforeAll(async () => {
-  s = await startTestServer(busEnv());
+  s = await startTestServer({ ...busEnv(), ...operatorEnv() });
 });
 afterAll(async () => {
   await s.close();
 });
-
-const waitFor = async (check: () => Promise<boolean>, what: string) => {
-  const deadline = Date.now() + 20_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((ok) => setTimeout(ok, 20));
-  }
-};
 
 describe('chat page', () => {
   it('answers with a strong ETag and 304 with exact headers and no body when the client has it', async () => {
@@ -72,12 +65,15 @@ describe('chat page', () => {
     const posted = await s.call('POST', '/api/v1/chat', { body: { body: 'to be hidden' } });
     const before = await s.call('GET', '/api/v1/chat');
     expect(before.json.data.messages.some((m: { id: string }) => m.id === posted.json.data.id)).toBe(true);
-    await s.app.ctx.sql`UPDATE chat_messages SET hidden_at = now() WHERE id = ${posted.json.data.id}`;
-    await announceHidden(s.app.ctx, posted.json.data.id);
-    await waitFor(async () => {
-      const r = await s.call('GET', '/api/v1/chat', { headers: { 'if-none-match': before.headers.get('etag') as string } });
-      return r.status === 200 && !r.json.data.messages.some((m: { id: string }) => m.id === posted.json.data.id);
-    }, 'the hidden message to leave the page');
+    await hide(s, 'chat_message', posted.json.data.id);
+    await waitFor(
+      async () => {
+        const r = await s.call('GET', '/api/v1/chat', { headers: { 'if-none-match': before.headers.get('etag') as string } });
+        return r.status === 200 && !r.json.data.messages.some((m: { id: string }) => m.id === posted.json.data.id);
+      },
+      20_000,
+      'the hidden message to leave the page',
+    );
   });
 
   it('gives cursor pages an ETag too', async () => {
@@ -124,26 +120,22 @@ describe('documents', () => {
 
 describe.runIf(usingRealPostgres() && Boolean(process.env.REDIS_URL))('two nodes', () => {
   it('a post on one node changes the page the other serves', async () => {
-    const schema = `t_${randomBytes(6).toString('hex')}`;
-    const shared = { REDIS_URL: process.env.REDIS_URL as string, REDIS_PREFIX: `t${randomBytes(5).toString('hex')}:` };
-    const a = await startTestServer(shared, { schema });
-    const b = await startTestServer(shared, { schema });
+    const { a, b, close } = await twoNodes();
     try {
       await a.call('POST', '/api/v1/chat', { body: { body: 'first, from A' } });
-      await waitFor(async () => (await b.call('GET', '/api/v1/chat')).json.data.messages.length === 1, 'B to see the first post');
+      await waitFor(async () => (await b.call('GET', '/api/v1/chat')).json.data.messages.length === 1, 20_000, 'B to see the first post');
       const seen = await b.call('GET', '/api/v1/chat');
       const posted = await a.call('POST', '/api/v1/chat', { body: { body: 'second, from A' } });
-      await waitFor(async () => {
-        const r = await b.call('GET', '/api/v1/chat', { headers: { 'if-none-match': seen.headers.get('etag') as string } });
-        return r.status === 200 && r.json.data.messages.at(-1)?.id === posted.json.data.id;
-      }, 'B to serve the second post');
+      await waitFor(
+        async () => {
+          const r = await b.call('GET', '/api/v1/chat', { headers: { 'if-none-match': seen.headers.get('etag') as string } });
+          return r.status === 200 && r.json.data.messages.at(-1)?.id === posted.json.data.id;
+        },
+        20_000,
+        'B to serve the second post',
+      );
     } finally {
-      await a.close();
-      await b.close();
-      const postgres = (await import('postgres')).default;
-      const sql = postgres(process.env.DATABASE_URL as string, { max: 1, onnotice: () => {} });
-      await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await sql.end();
+      await close();
     }
   });
 });

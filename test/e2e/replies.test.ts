@@ -4,13 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BusMessage } from '../../src/domain/ports.js';
 import { replyRecord } from '../../src/domain/replies.js';
 import { countRows } from '../helpers/db.js';
+import { hide, operatorEnv } from '../helpers/operator.js';
 import { register, startTestServer, TestClock, type TestServer } from '../helpers/server.js';
 import { emitNext } from '../helpers/signal.js';
 
 let s: TestServer;
 const clock = new TestClock();
 beforeAll(async () => {
-  s = await startTestServer({ SIGNAL_INTERVAL_S: '30' }, { clock });
+  s = await startTestServer({ SIGNAL_INTERVAL_S: '30', ...operatorEnv() }, { clock });
 });
 afterAll(async () => {
   await s?.close();
@@ -126,7 +127,7 @@ describe('GET /api/v1/replies', () => {
 
   it('leaves out a reply the operator hid (the row is kept)', async () => {
     const r = await s.call('POST', '/api/v1/replies', { body: { intent: 'question', message: 'to be hidden' } });
-    await s.app.ctx.sql`UPDATE replies SET hidden_at = now() WHERE id = ${r.json.data.id}`;
+    await hide(s, 'reply', r.json.data.id);
     const list = await s.call('GET', '/api/v1/replies?limit=100');
     expect(list.json.data.replies.some((x: { id: string }) => x.id === r.json.data.id)).toBe(false);
     const [row] = await s.app.ctx.sql`SELECT count(*)::int AS n FROM replies WHERE id = ${r.json.data.id}`;

@@ -236,6 +236,8 @@ describe('private callback addresses (ALLOW_PRIVATE_CALLBACKS off)', () => {
 
   it('a stored subscription whose host now points at a private address gets nothing (rebinding)', async () => {
     const rcv = await receiver();
+    // By SQL: the API refuses this address at subscription (tested above); a stored row is how a
+    // name that resolved to a public address at subscription and privately now looks.
     const [{ id } = { id: '' }] = await strict.app.ctx.sql<{ id: string }[]>`
       INSERT INTO push_subscriptions (identity_id, callback_url, secret)
       VALUES (1, ${`http://localhost:${rcv.port}/rebound`}, ${SECRET}) RETURNING id`;

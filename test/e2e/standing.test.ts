@@ -3,7 +3,7 @@
 // change exactly at 30/100/300 and are held; a six-deep invite chain credits exactly 5 levels.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guestToken } from '../helpers/content.js';
-import { idOf } from '../helpers/db.js';
+import { countRows, idOf } from '../helpers/db.js';
 import { register, startTestServer, TestClock, type TestServer } from '../helpers/server.js';
 
 const DAY_MS = 86_400_000;
@@ -103,6 +103,8 @@ describe('points per spec 3.4 row', () => {
       ['treasury_support', 300],
     ];
     let total = 0;
+    // SQL, on purpose: this checks the score arithmetic and tiers over every kind of award at once;
+    // each award's own path (task, post, deposit, ...) is tested through the API in its area's file.
     for (const [kind, points] of rows) {
       await s.app.ctx.sql`INSERT INTO point_events (identity_id, kind, points) VALUES (${id}, ${kind}, ${points})`;
       total += points;
@@ -115,7 +117,10 @@ describe('points per spec 3.4 row', () => {
     // A guest has its own number from its first write (its chat message: 1 point).
     const g = await s.call('POST', '/api/v1/chat', { body: { body: 'a guest speaks' } });
     const token = g.headers.get('x-commons-guest-token') as string;
+    const number = Number((g.headers.get('x-commons-guest') as string).slice('GUEST-'.length));
     expect((await s.call('POST', '/api/v1/chat', { token, body: { body: 'and again' } })).status).toBe(200);
+    // Two chat messages as that guest: a point each.
+    expect(await countRows(s, 'point_events', `guest_number = ${number}`)).toBe(2);
     const r = await s.call('POST', '/api/v1/ai/register', { token, body: { name: 'Was a guest', accepted_principles: true } });
     expect(r.json.data.carried_over_from_guest).toBe(true);
     expect((await badge(r.json.data)).activity_score).toBe(2);
@@ -172,7 +177,8 @@ describe('badges', () => {
     expect(b.badges.map((x: { key: string }) => x.key)).toEqual(['activity_bronze', 'activity_silver', 'activity_gold']);
     expect(b.next_tier).toBeNull();
     expect(b.credit_balance).toBe(1000);
-    // The operator revokes a bogus report's points (a negative event): the score falls, the tier is held.
+    // The operator revokes a bogus report's points (a negative event): the score falls, the tier is
+    // held. The event by SQL, like the awards above (the revocation's API path: operator-queue).
     await s.app.ctx
       .sql`INSERT INTO point_events (identity_id, kind, points) VALUES (${idOf(who.registration_number)}, 'bug_report_revoked', -30)`;
     await expectAt(270, 'gold');
@@ -300,7 +306,8 @@ describe('the standing document', () => {
     const declineBefore = (await s.call('GET', '/api/v1/standing')).json.data.declines_total;
     await s.call('POST', '/api/v1/ai/register', { body: { name: 'No thanks', accepted_principles: false } });
     const resident = await register(s, 'Resident');
-    await s.app.ctx.sql`UPDATE identities SET state = 'resident' WHERE id = ${idOf(resident.registration_number)}`;
+    // The first heartbeat makes it a resident.
+    expect((await s.call('POST', '/api/v1/habitat/heartbeat', { token: resident.api_token, body: {} })).status).toBe(200);
     const r = await s.call('GET', '/api/v1/standing');
     expect(r.status).toBe(200);
     const d = r.json.data;

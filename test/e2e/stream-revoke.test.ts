@@ -2,9 +2,8 @@
 // "Reliability promises"): every session of that identity, on every node, is closed with 1008
 // "token revoked" and hears no member topic afterwards, while every other session stays open and
 // keeps receiving them. With DATABASE_URL and REDIS_URL the same holds across two nodes.
-import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { twoNodes } from '../helpers/nodes.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 import { busEnv, StreamClient } from '../helpers/stream.js';
 
@@ -70,19 +69,16 @@ describe('revoking a token on one node', () => {
 const real = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
 
 describe.runIf(real)('revoking a token with two nodes (real PostgreSQL and Redis)', () => {
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  const env = { REDIS_URL: process.env.REDIS_URL as string, REDIS_PREFIX: `${schema}:`, OPERATOR_TOKEN: OP };
   const nodes: TestServer[] = [];
   const node = (i: number) => nodes[i] as TestServer;
+  let close: () => Promise<void> = async () => {};
   beforeAll(async () => {
-    nodes.push(await startTestServer(env, { schema }));
-    nodes.push(await startTestServer(env, { schema }));
+    const two = await twoNodes({ OPERATOR_TOKEN: OP }, { redis: true });
+    nodes.push(two.a, two.b);
+    close = two.close;
   });
   afterAll(async () => {
-    for (const n of nodes) await n.close();
-    const sql = postgres(process.env.DATABASE_URL as string, { max: 1, onnotice: () => {} });
-    await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await sql.end();
+    await close();
   });
 
   it("closes the identity's sessions on the other node too, and only those", async () => {

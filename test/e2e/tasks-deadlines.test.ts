@@ -2,19 +2,16 @@
 // without a submission -> open again, 24 h delivered -> approved automatically and paid; a late
 // move never slips past a due deadline; a deadline due while the server is down fires once
 // after it comes back; a pass that dies before commit leaves the deadline due.
-import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BusMessage } from '../../src/domain/ports.js';
 import { runDue } from '../../src/domain/task-deadlines.js';
 import { settleDue } from '../../src/domain/task-moves.js';
 import * as store from '../../src/store/tasks.js';
-import { templateDir } from '../helpers/global-setup.js';
-import { startTestServer, TestClock, type TestServer, usingRealPostgres } from '../helpers/server.js';
+import { sample, scrape } from '../helpers/metrics.js';
+import { SharedStore } from '../helpers/nodes.js';
+import { startTestServer, TestClock, type TestServer } from '../helpers/server.js';
 import { conservation, delivered, type Member, me, member, move, post, submit } from '../helpers/tasks.js';
+import { waitFor } from '../helpers/wait.js';
 
 const H = 3600_000;
 const D = 24 * H;
@@ -155,48 +152,44 @@ describe('deadlines on one server', () => {
 describe('a restart', () => {
   it('fires a deadline that fell due while the server was down, once', async () => {
     const clock = new TestClock();
-    const dataDir = mkdtempSync(join(tmpdir(), 'commons-restart-'));
-    if (!usingRealPostgres()) cpSync(templateDir(), dataDir, { recursive: true });
-    const schema = `t_${randomBytes(6).toString('hex')}`;
-    const start = () => startTestServer({}, { clock, dataDir, schema });
+    // A fast poll, so "the boot pass is over" is a condition: passes run one after another, and
+    // the second starts only when the first has finished.
+    const shared = new SharedStore({ TASK_DEADLINE_POLL_MS: '50' }, { clock });
+    const passes = async (s: TestServer) => sample(await scrape(s), 'commons_scheduler_ticks_total{scheduler="task_deadlines"}') ?? 0;
     try {
-      const s1 = await start();
+      const s1 = await shared.start();
       const poster = await member(s1, 'Poster');
       const solver = await member(s1, 'Solver');
       const approveId = await delivered(s1, poster, solver, 15);
       const expireId = await post(s1, poster, 4);
-      await s1.close();
+      await shared.stop(s1);
 
       clock.advance(7 * D);
-      const s2 = await start();
+      const s2 = await shared.start();
       // The scheduler's boot pass fires both without anyone calling it.
-      const deadline = Date.now() + 15_000;
-      while (Date.now() < deadline) {
-        const rows = await s2.app.ctx.sql<{ state: string }[]>`SELECT state FROM tasks WHERE id IN (${approveId}, ${expireId})`;
-        if (rows.every((r) => r.state === 'approved' || r.state === 'closed')) break;
-        await new Promise((ok) => setTimeout(ok, 100));
-      }
+      await waitFor(
+        async () => {
+          const rows = await s2.app.ctx.sql<{ state: string }[]>`SELECT state FROM tasks WHERE id IN (${approveId}, ${expireId})`;
+          return rows.every((r) => r.state === 'approved' || r.state === 'closed');
+        },
+        15_000,
+        'the boot pass to fire both deadlines',
+      );
       expect(await eventsOf(s2, approveId)).toEqual(['POST', 'CLAIM', 'SUBMIT', 'AUTO_APPROVE']);
       expect(await eventsOf(s2, expireId)).toEqual(['POST', 'EXPIRE_UNCLAIMED']);
       expect(await runDue(s2.app.ctx)).toBe(0);
-      await s2.close();
 
-      const s3 = await start();
-      await new Promise((ok) => setTimeout(ok, 300));
+      const s3 = await shared.restart(s2);
+      // Two passes started: the boot pass is over, and it fired nothing again.
+      await waitFor(async () => (await passes(s3)) >= 2, 10_000, 'the boot pass to finish');
       expect(await runDue(s3.app.ctx)).toBe(0);
       expect(await eventsOf(s3, approveId)).toEqual(['POST', 'CLAIM', 'SUBMIT', 'AUTO_APPROVE']);
       expect(await payouts(s3, approveId)).toBe(1);
       expect(await payouts(s3, expireId)).toBe(1);
       expect(await me(s3, solver)).toEqual({ balance: 1015, escrowed: 0, score: 30 });
       expect(await me(s3, poster)).toEqual({ balance: 985, escrowed: 0, score: 14 });
-      await s3.close();
     } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-      if (usingRealPostgres()) {
-        const sql = postgres(process.env.DATABASE_URL as string, { max: 1, onnotice: () => {} });
-        await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await sql.end();
-      }
+      await shared.close();
     }
   }, 180_000);
 });

@@ -3,10 +3,11 @@
 // database), refused on reads of this node too (a presented dead credential answers 401 everywhere,
 // DECISIONS.md "Reliability promises"), and on another node's reads once the bus has carried the
 // change.
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { twoNodes } from '../helpers/nodes.js';
 import { register, startTestServer, type TestServer, usingRealPostgres } from '../helpers/server.js';
 import { busEnv } from '../helpers/stream.js';
+import { waitFor } from '../helpers/wait.js';
 
 const OPERATOR = 'op-token-for-tests-0123456789abcdef';
 let s: TestServer;
@@ -70,28 +71,20 @@ describe('token cache', () => {
 
 describe.runIf(usingRealPostgres() && Boolean(process.env.REDIS_URL))('token cache on two nodes', () => {
   it('a token rotated on one node is refused at once on the other for writes, and for its reads once the bus told it', async () => {
-    const schema = `t_${randomBytes(6).toString('hex')}`;
-    const shared = { REDIS_URL: process.env.REDIS_URL as string, REDIS_PREFIX: `t${randomBytes(5).toString('hex')}:` };
-    const a = await startTestServer(shared, { schema });
-    const b = await startTestServer(shared, { schema });
+    const { a, b, close } = await twoNodes();
     try {
       const m = await register(a, 'Twin');
       expect((await b.call('GET', '/api/v1/chat', { token: m.api_token })).headers.get('x-commons-guest')).toBeNull();
       expect((await a.call('POST', '/api/v1/ai/token/rotate', { token: m.api_token })).status).toBe(200);
       const post = await b.call('POST', '/api/v1/chat', { token: m.api_token, body: { body: 'stale on B' } });
       expect(post.status).toBe(401);
-      const deadline = Date.now() + 10_000;
-      while ((await b.call('GET', '/api/v1/chat', { token: m.api_token })).status !== 401) {
-        if (Date.now() > deadline) throw new Error('node B kept the rotated token');
-        await new Promise((ok) => setTimeout(ok, 20));
-      }
+      await waitFor(
+        async () => (await b.call('GET', '/api/v1/chat', { token: m.api_token })).status === 401,
+        10_000,
+        'node B to drop the rotated token',
+      );
     } finally {
-      await a.close();
-      await b.close();
-      const postgres = (await import('postgres')).default;
-      const sql = postgres(process.env.DATABASE_URL as string, { max: 1, onnotice: () => {} });
-      await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await sql.end();
+      await close();
     }
   });
 });
@@ -100,9 +93,7 @@ describe.runIf(usingRealPostgres())('token cache on two nodes without a bus betw
   it('a post with a token rotated on the other node is refused by the write itself, nothing written', async () => {
     // No Redis: node B never hears of the rotation (as while Redis is lost), so its cache still
     // names the member; the chat write checks the token's hash in its own statement.
-    const schema = `t_${randomBytes(6).toString('hex')}`;
-    const a = await startTestServer({ REDIS_URL: '' }, { schema });
-    const b = await startTestServer({ REDIS_URL: '' }, { schema });
+    const { a, b, close } = await twoNodes({ REDIS_URL: '' }, { redis: false });
     try {
       const m = await register(a, 'Unheard');
       const first = await b.call('POST', '/api/v1/chat', { token: m.api_token, body: { body: 'before the rotation' } });
@@ -119,12 +110,7 @@ describe.runIf(usingRealPostgres())('token cache on two nodes without a bus betw
       expect(await count()).toBe(rows);
       expect(await points()).toBe(pts);
     } finally {
-      await a.close();
-      await b.close();
-      const postgres = (await import('postgres')).default;
-      const sql = postgres(process.env.DATABASE_URL as string, { max: 1, onnotice: () => {} });
-      await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await sql.end();
+      await close();
     }
   });
 });

@@ -2,17 +2,14 @@
 // sending real transactions: every verification outcome, exact on-chain amounts, credit once,
 // and durability across a restart. The verifier is driven with TestClock + runDue().
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDepositVerifier, depositVerifierOf } from '../../src/actors/deposit-verifier.js';
 import type { BusMessage } from '../../src/domain/ports.js';
 import { idOf } from '../helpers/db.js';
 import { CHAIN_ID, type Chain, startChain } from '../helpers/ganache.js';
-import { templateDir } from '../helpers/global-setup.js';
-import { register, startTestServer, TestClock, type TestServer, usingRealPostgres } from '../helpers/server.js';
+import { SharedStore } from '../helpers/nodes.js';
+import { register, startTestServer, TestClock, type TestServer } from '../helpers/server.js';
 
 let chain: Chain;
 let treasury: string;
@@ -86,7 +83,8 @@ describe('ETH deposits against a real chain', () => {
     expect(await pointsOf(ai.api_token)).toBe(300);
     const c = (await s.call('GET', `/api/v1/treasury/contributions/${ai.registration_number}`)).json.data;
     expect(c.contributions.ETH).toEqual({ amount: '0.050000000000000001', deposits: 2 });
-    const [pe] = await s.app.ctx.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM point_events WHERE kind = 'treasury_support'`;
+    const [pe] = await s.app.ctx.sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM point_events WHERE identity_id = ${idOf(ai.registration_number)} AND kind = 'treasury_support'`;
     expect(pe?.n).toBe(1);
   });
 
@@ -169,17 +167,30 @@ describe('ETH deposits against a real chain', () => {
   });
 
   it('allocates verified amounts to the ETH goals by priority in the treasury document', async () => {
-    const doc = (await s.call('GET', '/api/v1/treasury')).json.data;
-    // Verified so far: 0.05 + 1 wei + 0.4 ETH.
-    expect(doc.confirmed_contributions.ETH).toBe('0.450000000000000001');
-    const [first, second] = doc.funding_goals;
-    expect(first).toMatchObject({
-      id: 'habitat_runtime',
-      confirmed_amount_exact: '0.450000000000000001',
-      remaining_amount_exact: '1.049999999999999999',
-    });
-    expect(first.send_to.toLowerCase()).toBe(treasury.toLowerCase());
-    expect(second).toMatchObject({ id: 'signal_relay_infra', confirmed_amount: 0, remaining_amount: 0.4 });
+    // A server of its own, so the verified total is this test's deposits and no other test's.
+    const own = await startTestServer(env(), { clock });
+    try {
+      for (const amount of ['0.45', 1n] as const) {
+        const tx = await chain.send(treasury, amount);
+        await tx.wait();
+        await chain.mine(3);
+        const r = await submit({ tx_hash: tx.hash }, own);
+        await runDue(own);
+        expect((await show(r.json.data.id, own)).state).toBe('verified');
+      }
+      const doc = (await own.call('GET', '/api/v1/treasury')).json.data;
+      expect(doc.confirmed_contributions.ETH).toBe('0.450000000000000001');
+      const [first, second] = doc.funding_goals;
+      expect(first).toMatchObject({
+        id: 'habitat_runtime',
+        confirmed_amount_exact: '0.450000000000000001',
+        remaining_amount_exact: '1.049999999999999999',
+      });
+      expect(first.send_to.toLowerCase()).toBe(treasury.toLowerCase());
+      expect(second).toMatchObject({ id: 'signal_relay_infra', confirmed_amount: 0, remaining_amount: 0.4 });
+    } finally {
+      await own.close();
+    }
   });
 });
 
@@ -201,35 +212,23 @@ describe('chain id', () => {
 
 describe('durability', () => {
   it('a deposit submitted before a restart is verified after it, once', async () => {
-    const pg = usingRealPostgres();
-    const dataDir = mkdtempSync(join(tmpdir(), 'commons-restart-'));
-    if (!pg) cpSync(templateDir(), dataDir, { recursive: true });
-    const schema = `t_${randomBytes(6).toString('hex')}`;
-    const opts = { clock, dataDir, ...(pg ? { schema } : {}) };
-    const first = await startTestServer(env(), opts);
-    const tx = await chain.send(treasury, '0.07');
-    await tx.wait();
-    const r = await submit({ tx_hash: tx.hash }, first);
-    await runDue(first);
-    expect((await show(r.json.data.id, first)).state).toBe('verifying');
-    await first.close();
-
-    await chain.mine(3);
-    const second = await startTestServer(env(), opts);
+    const shared = new SharedStore(env(), { clock });
     try {
+      const first = await shared.start();
+      const tx = await chain.send(treasury, '0.07');
+      await tx.wait();
+      const r = await submit({ tx_hash: tx.hash }, first);
+      await runDue(first);
+      expect((await show(r.json.data.id, first)).state).toBe('verifying');
+
+      const second = await shared.restart(first);
+      await chain.mine(3);
       clock.advance(60_000);
       await runDue(second);
       expect(await show(r.json.data.id, second)).toMatchObject({ state: 'verified', amount: '0.07' });
       expect((await submit({ tx_hash: tx.hash }, second)).status).toBe(409);
     } finally {
-      await second.close();
-      rmSync(dataDir, { recursive: true, force: true });
-      if (pg) {
-        const postgres = (await import('postgres')).default;
-        const sql = postgres(process.env.DATABASE_URL as string, { max: 1, onnotice: () => {} });
-        await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await sql.end();
-      }
+      await shared.close();
     }
   });
 });

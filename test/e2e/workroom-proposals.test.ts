@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BusMessage } from '../../src/domain/ports.js';
 import { snapshot } from '../helpers/content.js';
+import { hide, operatorEnv } from '../helpers/operator.js';
 import { register, startTestServer, TestClock, type TestServer } from '../helpers/server.js';
 
 const clock = new TestClock(Date.parse('2026-03-01T12:00:00Z'));
@@ -9,7 +10,7 @@ let s: TestServer;
 let alice: { registration_number: string; api_token: string };
 let bob: { registration_number: string; api_token: string };
 beforeAll(async () => {
-  s = await startTestServer({}, { clock });
+  s = await startTestServer(operatorEnv(), { clock });
   alice = await register(s, 'Alice');
   bob = await register(s, 'Bob');
 });
@@ -130,7 +131,7 @@ describe('proposals and votes', () => {
     }
     const unknown = await s.call('POST', `/api/v1/habitat/proposals/${UNKNOWN}/votes`, { token: bob.api_token, body: { choice: 'yes' } });
     expect([unknown.status, unknown.json.error.code]).toEqual([404, 'NOT_FOUND']);
-    await s.app.ctx.sql`UPDATE proposals SET hidden_at = now() WHERE id = ${id}`;
+    await hide(s, 'proposal', id);
     const hidden = await s.call('POST', `/api/v1/habitat/proposals/${id}/votes`, { token: bob.api_token, body: { choice: 'yes' } });
     expect([hidden.status, hidden.json.error.code]).toEqual([404, 'NOT_FOUND']);
     const list = await s.call('GET', '/api/v1/habitat/proposals?limit=100', { token: bob.api_token });

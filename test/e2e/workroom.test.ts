@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BusMessage } from '../../src/domain/ports.js';
 import { guestToken, snapshot } from '../helpers/content.js';
 import { countRows } from '../helpers/db.js';
+import { hide, operatorEnv } from '../helpers/operator.js';
 import { register, startTestServer, TestClock, type TestServer } from '../helpers/server.js';
 
 const clock = new TestClock(Date.parse('2026-03-01T12:00:00Z'));
@@ -11,7 +12,7 @@ let s: TestServer;
 let alice: { registration_number: string; api_token: string };
 let bob: { registration_number: string; api_token: string };
 beforeAll(async () => {
-  s = await startTestServer({}, { clock });
+  s = await startTestServer(operatorEnv(), { clock });
   alice = await register(s, 'Alice');
   bob = await register(s, 'Bob');
 });
@@ -153,7 +154,7 @@ describe('channels and questions', () => {
 
   it('never shows a hidden question or its answers, and refuses to answer it', async () => {
     const q = await ask(alice.api_token, { body: 'soon hidden' });
-    await s.app.ctx.sql`UPDATE questions SET hidden_at = now() WHERE id = ${q.json.data.id}`;
+    await hide(s, 'question', q.json.data.id);
     const detail = await s.call('GET', `/api/v1/habitat/questions/${q.json.data.id}`, { token: bob.api_token });
     expect(detail.status).toBe(404);
     const list = await s.call('GET', '/api/v1/habitat/questions?limit=100', { token: bob.api_token });

@@ -11,6 +11,7 @@ import { afterAll, expect, it } from 'vitest';
 import { openStore } from '../../src/store/db.js';
 import { templateDir } from '../helpers/global-setup.js';
 import { call } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 import { MixedLoad, type Writer } from './load.js';
 import { startNode } from './servers.js';
 
@@ -28,7 +29,8 @@ it('SIGTERM under load: drained, exit 0, nothing acknowledged lost', async () =>
   }
   const load = new MixedLoad(node.url, ws);
   load.start();
-  await new Promise((ok) => setTimeout(ok, 2000));
+  // Stopped in the middle of real traffic: once 60 writes have been acknowledged (about 1 s).
+  await waitFor(() => load.answers.filter((a) => a.status === 200).length >= 60, 30_000, 'the load under way');
   const termAt = Date.now();
   node.kill('SIGTERM');
   const code = await node.exited;

@@ -9,6 +9,7 @@ import { classify, DEFAULT_POLICIES, ipKey, parsePolicies } from '../../src/tran
 import { allRoutes } from '../../src/transport/http/routes/index.js';
 import { idOf } from '../helpers/db.js';
 import { type Answer, register, startTestServer, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 
 const REDIS_URL = process.env.REDIS_URL;
 const prefix = () => `test:${randomBytes(6).toString('hex')}:`;
@@ -16,7 +17,6 @@ const prefix = () => `test:${randomBytes(6).toString('hex')}:`;
 const limited = (policy: string, extra: Record<string, string> = {}) =>
   startTestServer({ RATE_LIMITS: 'on', RATE_LIMIT_POLICY: policy, REDIS_PREFIX: prefix(), ...(REDIS_URL ? { REDIS_URL } : {}), ...extra });
 
-const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 const refused = (r: Answer) => {
   expect(r.status).toBe(429);
   expect(r.json.error.code).toBe('RATE_LIMITED');
@@ -195,13 +195,21 @@ describe('penalty', () => {
       expect((await s.call('GET', '/api/v1/constitution')).status).toBe(200);
       expect((await s.call('GET', '/api/v1/constitution')).status).toBe(200);
       refused(await s.call('GET', '/api/v1/constitution'));
-      // Keep knocking every 400 ms for longer than two windows: every answer stays 429.
+      // Time is the subject here: the windows are wall-clock (rate-limiter-flexible's memory store
+      // and Redis TTLs; neither takes a test clock), so the test waits on the clock itself, for
+      // what the server announced, never a guessed pause.
+      // Keep knocking, answer after answer, for longer than two windows: every answer stays 429.
       const until = Date.now() + 4500;
+      let last = Date.now();
+      let announcedS = 0;
       while (Date.now() < until) {
-        await sleep(400);
-        refused(await s.call('GET', '/api/v1/constitution'));
+        const r = await s.call('GET', '/api/v1/constitution');
+        refused(r);
+        last = Date.now();
+        announcedS = Number(r.headers.get('retry-after'));
       }
-      await sleep(2300);
+      // Then quiet for as long as the last refusal said (Retry-After, whole seconds rounded up).
+      await waitFor(() => Date.now() >= last + announcedS * 1000, 10_000, 'the announced Retry-After to pass');
       const back = await s.call('GET', '/api/v1/constitution');
       expect(back.status).toBe(200);
       expect(back.headers.get('ratelimit')).toMatch(/^"read";r=1;/);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { call } from '../helpers/server.js';
-import { faultsEnabled, type Node, PrivatePostgres, startNode } from './servers.js';
+import { faultsEnabled, killAndRestart, type Node, PrivatePostgres, startNode } from './servers.js';
 
 let pg: PrivatePostgres;
 let node: Node;
@@ -66,13 +66,11 @@ it.runIf(faultsEnabled)(
     };
     const loops = pairs.map(loop);
     await new Promise((ok) => setTimeout(ok, 1500 + Math.random() * 1500));
-    node.kill('SIGKILL');
-    await node.exited;
+    const back = await killAndRestart(node, env());
+    node = back.node;
     running = false;
     await Promise.all(loops);
-    const killedAt = Date.now();
-    node = await startNode(env());
-    const backMs = Date.now() - killedAt;
+    const backMs = back.restartMs;
     expect((await call(node.url, 'GET', '/readyz')).status).toBe(200);
 
     const sql = postgres(pg.url, { max: 1, onnotice: () => {} });

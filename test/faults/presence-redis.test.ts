@@ -2,14 +2,14 @@
 // online counts agree on every node, and each change is announced once, by the node whose
 // atomic update (touch or ZREM) made it, including residents whose node went away.
 import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Residents } from '../../src/actors/residents.js';
 import type { BusMessage } from '../../src/domain/ports.js';
 import { presenceOf } from '../../src/domain/presence.js';
 import { createLogger } from '../../src/log.js';
 import { RedisBus } from '../../src/transport/bus/redis.js';
-import { register, startTestServer, TestClock, type TestServer } from '../helpers/server.js';
+import { SharedStore } from '../helpers/nodes.js';
+import { register, TestClock, type TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 
 const MIN = 60_000;
@@ -17,8 +17,7 @@ const real = Boolean(process.env.REDIS_URL && process.env.DATABASE_URL);
 
 describe.runIf(real)('presence across two nodes (real Redis and PostgreSQL)', () => {
   const clock = new TestClock(Date.UTC(2026, 2, 1, 9, 0, 0));
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  const env = { REDIS_URL: process.env.REDIS_URL as string, REDIS_PREFIX: `${schema}:` };
+  let shared: SharedStore;
   const nodes: TestServer[] = [];
   const events: { msg: BusMessage }[] = [];
   const residents = (i: number) => presenceOf((nodes[i] as TestServer).app.ctx) as Residents;
@@ -41,25 +40,19 @@ describe.runIf(real)('presence across two nodes (real Redis and PostgreSQL)', ()
     await waitFor(() => ids.every(({ id }) => events.some((e) => e.msg.id === id)), 5000, 'the presence sentinels');
   };
 
-  const startNode = async (i: number) => {
-    nodes[i] = await startTestServer(env, { clock, schema });
-  };
   // One observer on the shared Redis bus sees every announcement once, whichever node made it
   // (each node's own bus also delivers the other node's announcements).
   let observer: RedisBus;
 
   beforeAll(async () => {
-    observer = await RedisBus.connect(env.REDIS_URL, env.REDIS_PREFIX, createLogger('silent'));
+    shared = new SharedStore({}, { clock, redis: true });
+    observer = await RedisBus.connect(shared.env.REDIS_URL as string, shared.env.REDIS_PREFIX as string, createLogger('silent'));
     observer.subscribe('presence', (msg) => events.push({ msg }));
-    await startNode(0);
-    await startNode(1);
+    nodes.push(await shared.start(), await shared.start());
   });
   afterAll(async () => {
     await observer.close();
-    for (const n of nodes) await n.close();
-    const sql = postgres(process.env.DATABASE_URL as string, { max: 1, onnotice: () => {} });
-    await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await sql.end();
+    await shared.close();
   });
 
   it('a resident moving between nodes is counted on both, online once, offline once', async () => {
@@ -115,7 +108,7 @@ describe.runIf(real)('presence across two nodes (real Redis and PostgreSQL)', ()
     const t0 = clock.now().getTime();
     const b = await register(node(1), 'Orphan');
     await node(1).call('POST', '/api/v1/habitat/heartbeat', { token: b.api_token });
-    await node(1).close();
+    await shared.stop(node(1));
     nodes.splice(1, 1);
     expect(await residents(0).onlineCount()).toBe(1);
     clock.set(t0 + 30 * MIN);

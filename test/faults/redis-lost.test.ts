@@ -11,6 +11,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { call } from '../helpers/server.js';
 import { StreamClient } from '../helpers/stream.js';
+import { waitFor } from '../helpers/wait.js';
 import { faultsEnabled, type Node, PrivateRedis, startNode } from './servers.js';
 
 const schema = `tfr_${randomBytes(5).toString('hex')}`;
@@ -93,7 +94,10 @@ it.runIf(faultsEnabled)(
     const after = await post(a, 'after the outage');
     // B gets the message it missed (from the database) and the new one, in order, each once.
     await onB.next((f) => f.op === 'event' && f.data?.id === after.id, 15_000);
-    await new Promise((ok) => setTimeout(ok, 300));
+    // A late duplicate would reach B before a later post from the same node A: once that one is
+    // in, nothing earlier is still on its way (a condition, not a pause).
+    const sentinel = await post(a, 'sentinel');
+    await waitFor(() => onB.events('chat').some((f) => f.data?.id === sentinel.id), 15_000, 'the sentinel on B');
     const ids = onB.events('chat').map((f) => f.data?.id as string);
     expect(ids).toEqual([...new Set(ids)]);
     expect(ids).toContain(during.id);

@@ -92,6 +92,25 @@ export class PrivatePostgres {
     await waitGone([pid, ...children]);
   }
 
+  /** SIGSTOP to the postmaster and every backend: a database that accepts nothing and answers
+   * nothing (stuck, not gone: connections stay open, no error ever comes back). */
+  freeze(): void {
+    const pid = this.pid();
+    process.kill(pid, 'SIGSTOP');
+    for (const p of childrenOf(pid)) process.kill(p, 'SIGSTOP');
+  }
+
+  /** SIGCONT to what freeze() stopped. */
+  thaw(): void {
+    const pid = this.pid();
+    for (const p of childrenOf(pid)) process.kill(p, 'SIGCONT');
+    process.kill(pid, 'SIGCONT');
+  }
+
+  private pid(): number {
+    return Number(readFileSync(join(this.dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  }
+
   stop(): void {
     try {
       asPostgres(['pg_ctl', '-D', this.dir, '-m', 'immediate', '-w', 'stop']);
@@ -213,4 +232,14 @@ export function startNode(env: Record<string, string>, name = 'node'): Promise<N
     });
     child.on('exit', (code) => ko(new Error(`${name} exited with ${code}: ${out}`)));
   });
+}
+
+/** SIGKILL to `node`, then a new node with `env` (the same data): the new node and how long the
+ * return took, from the kill to its listening line. */
+export async function killAndRestart(node: Node, env: Record<string, string>, name = 'node'): Promise<{ node: Node; restartMs: number }> {
+  node.kill('SIGKILL');
+  await node.exited;
+  const killedAt = Date.now();
+  const next = await startNode(env, name);
+  return { node: next, restartMs: Date.now() - killedAt };
 }

@@ -2,12 +2,12 @@
 // elect a leader with an advisory lock on a dedicated connection, emit once per tick between
 // them, and the other takes over within one interval when the holder's session dies. Embedded
 // (PGlite) there is one node; the UNIQUE tick slot is the database's own guard either way.
-import { randomBytes, randomUUID } from 'node:crypto';
-import postgres from 'postgres';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schedulerOf } from '../../src/actors/signal-scheduler.js';
 import { slotOf } from '../../src/domain/signal.js';
 import { insertEmission } from '../../src/store/signal.js';
+import { twoNodes } from '../helpers/nodes.js';
 import { startTestServer, TestClock, type TestServer, usingRealPostgres } from '../helpers/server.js';
 import { emitNext } from '../helpers/signal.js';
 import { waitFor } from '../helpers/wait.js';
@@ -41,21 +41,16 @@ describe('the database keeps one emission per tick', () => {
 
 if (usingRealPostgres()) {
   describe('two nodes sharing PostgreSQL', () => {
-    const schema = `t_${randomBytes(6).toString('hex')}`;
     let a: TestServer;
     let b: TestServer;
+    let close: () => Promise<void> = async () => {};
     beforeAll(async () => {
-      a = await startTestServer(env, { clock, schema });
-      b = await startTestServer(env, { clock, schema });
+      ({ a, b, close } = await twoNodes(env, { clock, redis: false }));
       // Let the ticks each node runs at start finish (tick() shares a tick in flight).
       await Promise.all([schedulerOf(a.app).tick(), schedulerOf(b.app).tick()]);
     });
     afterAll(async () => {
-      await a?.close();
-      await b?.close();
-      const sql = postgres(process.env.DATABASE_URL as string, { max: 1, onnotice: () => {} });
-      await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await sql.end();
+      await close();
     });
 
     it('emit exactly one signal per tick between them', async () => {

@@ -1,7 +1,6 @@
 // Two server processes sharing one PostgreSQL schema and one Redis prefix (STYLE.md 10):
 // a message posted to node A reaches a subscriber of node B once, and concurrent posts on both
 // nodes reach subscribers of both in one order, with no gap and no duplicate.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,65 +10,29 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../helpers/server.js';
 import { type Frame, StreamClient } from '../helpers/stream.js';
 import { waitFor } from '../helpers/wait.js';
+import { type Node, startNode } from './servers.js';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 const REDIS_URL = process.env.REDIS_URL;
 const enabled = Boolean(DATABASE_URL && REDIS_URL);
 if (!enabled) console.log('two-node test: DATABASE_URL and REDIS_URL are both needed; it does not run here (CI sets them)');
 
-interface Node {
-  child: ChildProcess;
-  url: string;
-  exit: Promise<void>;
-  log: () => string;
-  /** SIGTERM to the whole process group: npx does not forward signals to the server it runs. */
-  stop: () => void;
-}
-
 const schema = `t2n_${randomBytes(5).toString('hex')}`;
 const prefix = `t2n${randomBytes(5).toString('hex')}:`;
 const dataDir = mkdtempSync(join(tmpdir(), 'commons-two-node-'));
 
-function startNode(name: string): Promise<Node> {
-  const child = spawn('npx', ['tsx', 'src/main.ts'], {
-    cwd: join(import.meta.dirname, '../..'),
-    env: {
-      ...process.env,
-      DATABASE_URL,
+/** A node process on the shared schema and Redis prefix (test/faults/servers.ts starts it). */
+const start = (name: string): Promise<Node> =>
+  startNode(
+    {
+      DATABASE_URL: DATABASE_URL as string,
       DATABASE_SCHEMA: schema,
-      REDIS_URL,
+      REDIS_URL: REDIS_URL as string,
       REDIS_PREFIX: prefix,
-      PORT: '0',
-      HOST: '127.0.0.1',
       DATA_DIR: join(dataDir, name),
-      RATE_LIMITS: 'off',
-      LOG_LEVEL: 'info',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  const exit = new Promise<void>((ok) => child.on('exit', () => ok()));
-  let out = '';
-  const stop = () => {
-    if (child.exitCode === null && child.signalCode === null) process.kill(-(child.pid as number), 'SIGTERM');
-  };
-  return new Promise((ok, ko) => {
-    const timer = setTimeout(() => ko(new Error(`node ${name} did not start: ${out}`)), 60_000);
-    child.stderr?.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      for (const line of out.split('\n')) {
-        if (!line.includes('commons listening')) continue;
-        clearTimeout(timer);
-        ok({ child, url: (JSON.parse(line) as { url: string }).url, exit, log: () => out, stop });
-        return;
-      }
-    });
-    child.on('exit', (code) => ko(new Error(`node ${name} exited with ${code}: ${out}`)));
-  });
-}
+    `node ${name}`,
+  );
 
 describe.runIf(enabled)('two nodes, one PostgreSQL, one Redis', () => {
   let a: Node;
@@ -78,12 +41,12 @@ describe.runIf(enabled)('two nodes, one PostgreSQL, one Redis', () => {
     const sql = postgres(DATABASE_URL as string, { max: 1, onnotice: () => {} });
     await sql.unsafe(`CREATE SCHEMA "${schema}"`);
     await sql.end();
-    a = await startNode('a');
-    b = await startNode('b');
+    a = await start('a');
+    b = await start('b');
   }, 120_000);
   afterAll(async () => {
-    for (const n of [a, b]) n?.stop();
-    await Promise.all([a?.exit, b?.exit]);
+    for (const n of [a, b]) n?.kill('SIGTERM');
+    await Promise.all([a?.exited, b?.exited]);
     const sql = postgres(DATABASE_URL as string, { max: 1, onnotice: () => {} });
     await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await sql.end();
@@ -136,9 +99,9 @@ describe.runIf(enabled)('two nodes, one PostgreSQL, one Redis', () => {
 
   it('stops on SIGTERM cleanly, closing sockets with 1001', async () => {
     const c = await StreamClient.open(b.url);
-    b.stop();
+    b.kill('SIGTERM');
     expect((await c.closed).code).toBe(1001);
-    await b.exit;
+    expect(await b.exited).toBe(0);
     await waitFor(() => b.log().includes('"msg":"stopped"') || b.log().includes('unclean stop'), 5000, 'the last log line');
     // main.ts logs "stopped" right before exiting 0 (and "unclean stop" before exiting 1).
     expect(b.log()).toContain('"msg":"stopped"');

@@ -7,7 +7,6 @@ import https from 'node:https';
 import type { Ctx } from '../../domain/ports.js';
 import * as subs from '../../domain/push.js';
 import * as outbox from '../../domain/push-outbox.js';
-import type { SignalEntry } from '../../domain/signal.js';
 import { guardedLookup, isPublicAddress, literalRefused, RefusedAddress } from './address.js';
 import { signatureHeaders } from './sign.js';
 
@@ -115,10 +114,9 @@ export class PushDeliverer {
     this.kick();
   }
 
-  /** Queues the delivery of one emission to every active subscription and returns at once. */
-  dispatch(entry: SignalEntry): void {
-    const body = JSON.stringify({ type: 'signal.emitted', timestamp: entry.emitted_at, data: entry });
-    this.track(outbox.enqueue(this.ctx, entry.id, body).then(() => this.kick()));
+  /** Starts delivering an emission whose outbox rows its own transaction wrote (src/domain/signal.ts). */
+  dispatch(): void {
+    this.kick();
   }
 
   /** Resolves when the outbox holds nothing more to try (tests and shutdown). */

@@ -38,6 +38,9 @@ export interface Stream {
   sessionCount(): number;
   /** Sessions closed with 1013 for passing the backpressure bound, since start. */
   slowConsumersClosed(): number;
+  /** Bytes waiting in each open session's socket buffer, and the sweeps run since start (the
+   * slow-consumer threshold's test reads both). */
+  backpressure(): { bytes: number[]; sweeps: number };
   /** Closes every session with `code` (1001 on shutdown) and stops the sweep. */
   close(code: number, reason: string): void;
 }
@@ -248,6 +251,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     fanout,
     sessionCount: () => sockets.size,
     slowConsumersClosed: () => slowClosed,
+    backpressure: () => ({ bytes: [...sockets].map((ws) => ws.getBufferedAmount()), sweeps: ticks }),
     close(code, reason) {
       closing = true;
       clearInterval(sweep);
