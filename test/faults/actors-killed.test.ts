@@ -1,7 +1,8 @@
 // A node killed with SIGKILL while its actors work (DECISIONS.md "Reliability promises"): during
 // deposit verification (each deposit credited exactly once after the restart), during signal ticks
 // (no tick doubled; every emission keeps its push delivery and its Nostr events) and during a pass
-// of task deadlines (every deadline fires, once). Nodes are child processes on a private
+// of task deadlines (every deadline fires, once), and while push deliveries wait for their retry
+// (the next node makes them from the durable outbox). Nodes are child processes on a private
 // PostgreSQL cluster, each test on a schema of its own; the Ethereum chain is the ganache
 // stand-in in this process.
 import { randomBytes } from 'node:crypto';
@@ -172,6 +173,47 @@ it.runIf(faultsEnabled)(
       ).toBe(0);
       console.log(
         JSON.stringify({ figures: 'actors-killed signal', emissions: rows.length, delivered: delivered.size, restartMs: back.restartMs }),
+      );
+    } finally {
+      await receiver.close();
+    }
+  },
+  120_000,
+);
+
+it.runIf(faultsEnabled)(
+  'SIGKILL while push deliveries wait for their retry: the next node makes them from the outbox',
+  async () => {
+    // The callback fails while the first node runs, so deliveries are tried, fail and wait in the
+    // outbox for their retry; the node is killed then; the next node makes every one of them.
+    let killed = false;
+    const receiver: Receiver = await startReceiver(() => (killed ? 200 : 500));
+    try {
+      // A 10 s interval: retries start about 170 ms apart (actors/signal-scheduler.ts), so a failed
+      // delivery waits in the outbox for about 2.5 s over its five tries.
+      const { sql, start, restart } = await area({ SIGNAL_INTERVAL_S: '10', ALLOW_PRIVATE_CALLBACKS: '1' });
+      const node = await start();
+      const owner = await member(node.url, 'Retry subscriber');
+      const sub = await call(node.url, 'POST', '/api/v1/relay/subscriptions', {
+        token: owner.token,
+        body: { callback_url: receiver.url, secret: 'a secret of sixteen or more' },
+      });
+      expect(sub.status, sub.text).toBe(200);
+      const retrying = () => count(sql, 'SELECT count(*)::int AS n FROM push_outbox WHERE attempts >= 1');
+      await waitFor(async () => (await retrying()) >= 1, 30_000, 'a delivery waiting for its retry');
+      const waiting = await sql<{ id: string }[]>`SELECT emission_id::text AS id FROM push_outbox WHERE attempts >= 1`;
+      const failedTries = receiver.requests.length;
+      expect(failedTries).toBeGreaterThanOrEqual(1);
+      expect(waiting.length).toBeGreaterThanOrEqual(1);
+      killed = true;
+      const back = await restart(node);
+      // Each delivery that was waiting when the node died arrives (same webhook-id), and the
+      // outbox empties as the ticks go on.
+      const delivered = () => new Set(receiver.requests.slice(failedTries).map((r) => r.headers['webhook-id']));
+      await waitFor(async () => waiting.every((w) => delivered().has(w.id)), 20_000, 'the waiting deliveries made by the next node');
+      await waitFor(async () => (await count(sql, 'SELECT count(*)::int AS n FROM push_outbox')) === 0, 30_000, 'the outbox drained');
+      console.log(
+        JSON.stringify({ figures: 'actors-killed push retry', waitingAtKill: waiting.length, failedTries, restartMs: back.restartMs }),
       );
     } finally {
       await receiver.close();
