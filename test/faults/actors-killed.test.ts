@@ -200,7 +200,8 @@ it.runIf(faultsEnabled)(
       });
       expect(sub.status, sub.text).toBe(200);
       const retrying = () => count(sql, 'SELECT count(*)::int AS n FROM push_outbox WHERE attempts >= 1');
-      await waitFor(async () => (await retrying()) >= 1, 30_000, 'a delivery waiting for its retry');
+      // A try was made and refused (the receiver answered 500), and its row waits for the next.
+      await waitFor(async () => receiver.requests.length >= 1 && (await retrying()) >= 1, 30_000, 'a refused try and its row waiting');
       const waiting = await sql<{ id: string }[]>`SELECT emission_id::text AS id FROM push_outbox WHERE attempts >= 1`;
       const failedTries = receiver.requests.length;
       expect(failedTries).toBeGreaterThanOrEqual(1);
