@@ -149,7 +149,8 @@ export async function search(ctx: Ctx, caller: Caller, input: SearchInput) {
       fields: [{ path: 'query.q', message: 'at least one word or "phrase" that is not excluded with -' }],
     });
   }
-  const rows = await store.search(ctx.sql, { q: input.q, types, limit: input.limit + 1, cursor });
+  const pairs = store.phrasePairs(tree);
+  const rows = await store.search(ctx.sql, { q: input.q, types, limit: input.limit + 1, cursor, pairs });
   const page = rows.slice(0, input.limit);
   const last = page[page.length - 1];
   const more = rows.length > input.limit && last !== undefined;

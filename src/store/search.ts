@@ -49,14 +49,35 @@ export const RANKED_PER_TYPE = 2000;
 // The candidates of one type: its newest matching visible rows, as uniform columns. The GIN index
 // finds a rare word's rows; for a common word the planner walks the newest rows instead and stops
 // at the bound.
-function candidates(sql: Sql, type: SearchType, tsq: Frag): Frag {
+/**
+ * The adjacent word pairs a query's phrases require (`"blue pangolin"` -> `blue pangolin`), read from
+ * its query tree, for the chat's pair index (sql/021_search_pairs.sql). Empty when the tree has an
+ * OR or a NOT anywhere (a pair would then not be required of every match) or no phrase.
+ */
+export function phrasePairs(tree: string): string[] {
+  const tokens = tree.match(/'(?:[^']|'')*'|<->|<\d+>|[&|!()]/g) ?? [];
+  if (tokens.some((t) => t === '|' || t === '!')) return [];
+  const pairs = new Set<string>();
+  for (let i = 0; i + 2 < tokens.length; i++) {
+    const [a, op, b] = [tokens[i] as string, tokens[i + 1], tokens[i + 2] as string];
+    if (op === '<->' && a.startsWith("'") && b.startsWith("'")) pairs.add(`${unquote(a)} ${unquote(b)}`);
+  }
+  return [...pairs];
+}
+
+const unquote = (lexeme: string): string => lexeme.slice(1, -1).replaceAll("''", "'");
+
+function candidates(sql: Sql, type: SearchType, tsq: Frag, pairs: string[]): Frag {
   const cap = RANKED_PER_TYPE;
   switch (type) {
-    case 'chat':
+    case 'chat': {
+      // A phrase's word pairs narrow the candidates through their own index (sql/021).
+      const paired = pairs.length > 0 ? sql`AND x.search_pairs @> ${pairs}::text[]` : sql``;
       // parent: the chat page cursor that starts with this message (newest first before seq + 1).
       return sql`SELECT x.id::text AS id, (x.seq + 1)::text AS parent, NULL::text AS title, x.body, x.author_id,
         x.guest_number, x.guest_label, x.created_at, x.search_tsv
-        FROM chat_messages x WHERE x.search_tsv @@ ${tsq} AND x.hidden_at IS NULL ORDER BY x.seq DESC LIMIT ${cap}`;
+        FROM chat_messages x WHERE x.search_tsv @@ ${tsq} ${paired} AND x.hidden_at IS NULL ORDER BY x.seq DESC LIMIT ${cap}`;
+    }
     case 'post':
     case 'proposal':
     case 'question': {
@@ -91,13 +112,13 @@ function candidates(sql: Sql, type: SearchType, tsq: Frag): Frag {
 }
 
 // One type's best `limit` after the cursor, in the search order (type is constant within it).
-function branch(sql: Sql, type: SearchType, tsq: Frag, cur: SearchCursor | null, limit: number): Frag {
+function branch(sql: Sql, type: SearchType, tsq: Frag, pairs: string[], cur: SearchCursor | null, limit: number): Frag {
   const after = cur
     ? sql`WHERE (c.rank, c.created_at, ${type}::text, c.id) < (${cur.rank}::real, ${cur.at}::timestamptz, ${cur.type}::text, ${cur.id}::text)`
     : sql``;
   return sql`(SELECT ${type}::text AS type, c.id, c.parent, c.title, c.body, c.author_id, c.guest_number, c.guest_label,
       c.created_at, c.rank
-    FROM (SELECT m.*, ts_rank(m.search_tsv, ${tsq}) AS rank FROM (${candidates(sql, type, tsq)}) m) c
+    FROM (SELECT m.*, ts_rank(m.search_tsv, ${tsq}) AS rank FROM (${candidates(sql, type, tsq, pairs)}) m) c
     ${after}
     ORDER BY c.rank DESC, c.created_at DESC, c.id DESC LIMIT ${limit})`;
 }
@@ -105,11 +126,11 @@ function branch(sql: Sql, type: SearchType, tsq: Frag, cur: SearchCursor | null,
 /** The best `limit` hits of `types` after `cur`, best first. */
 export async function search(
   sql: Sql,
-  o: { q: string; types: SearchType[]; limit: number; cursor: SearchCursor | null },
+  o: { q: string; types: SearchType[]; limit: number; cursor: SearchCursor | null; pairs?: string[] },
 ): Promise<SearchRow[]> {
   // The query inline (not a CTE) so the planner sees its words and their frequencies.
   const tsq = sql`websearch_to_tsquery('simple', ${o.q})`;
-  const [first, ...rest] = o.types.map((t) => branch(sql, t, tsq, o.cursor, o.limit));
+  const [first, ...rest] = o.types.map((t) => branch(sql, t, tsq, o.pairs ?? [], o.cursor, o.limit));
   if (!first) return [];
   const union = rest.reduce((acc, f) => sql`${acc} UNION ALL ${f}`, first);
   // Planned for this query's words every time: a generic plan (what a prepared statement gets after

@@ -3,6 +3,22 @@
 import { describe, expect, it } from 'vitest';
 import { CommonsError } from '../../src/domain/errors.js';
 import { decodeCursor, EXCERPT_MAX, encodeCursor, excerpt, wantedTerms } from '../../src/domain/search.js';
+import { phrasePairs } from '../../src/store/search.js';
+
+describe('phrasePairs (the chat pair index, sql/021_search_pairs.sql)', () => {
+  it('takes every adjacent pair of every phrase, from query trees as PostgreSQL prints them', () => {
+    expect(phrasePairs("'blue' <-> 'pangolin'")).toEqual(['blue pangolin']);
+    expect(phrasePairs("'a' <-> 'b' <-> 'c' & 'd'")).toEqual(['a b', 'b c']);
+    expect(phrasePairs("'it''s' <-> 'here'")).toEqual(["it's here"]);
+    expect(phrasePairs("'x' & 'y'")).toEqual([]);
+  });
+
+  it('requires nothing when a match need not hold a pair: an OR or a NOT anywhere, or a wider distance', () => {
+    expect(phrasePairs("'a' <-> 'b' | 'c'")).toEqual([]);
+    expect(phrasePairs("'w' & !( 'a' <-> 'b' )")).toEqual([]);
+    expect(phrasePairs("'a' <2> 'b'")).toEqual([]);
+  });
+});
 
 describe('wantedTerms', () => {
   it('keeps words and phrases, drops excluded ones and `or`, lowercases', () => {
