@@ -7,7 +7,7 @@ import type { Caller } from './caller.js';
 import { UNTRUSTED } from './caller.js';
 import { type ChatMessage, toMessage } from './chat-record.js';
 import { CHAT_HIDDEN_TOPIC, ChatRoom, chatEvent } from './chat-room.js';
-import { deadMemberToken, fail } from './errors.js';
+import { deadMemberToken, fail, isOutage } from './errors.js';
 import { announce, link } from './inbox.js';
 import { mentionedIds } from './mentions.js';
 import type { Ctx } from './ports.js';
@@ -29,6 +29,7 @@ export async function openChatRoom(ctx: Ctx): Promise<ChatRoom> {
     (batch) => store.insertMessages(ctx.sql, batch, link(ctx, '/api/v1/chat')),
     500,
     (s) => ctx.metrics.chatCommitSeconds.observe(s),
+    isOutage,
   );
   return room;
 }

@@ -8,7 +8,9 @@
 // commits per second stays what the database does for one writer.
 //
 // A batch that fails is retried one write per transaction, so one bad write fails alone and its
-// neighbours still commit (in their original order).
+// neighbours still commit (in their original order); unless the failure is the database's, not a
+// write's (an outage, a lock or statement deadline: `together`), when every write of the batch,
+// and every write queued behind it, fails at once, so none waits out the deadline a second time.
 
 export type CommitFn<I, O> = (batch: I[]) => Promise<O[]>;
 
@@ -30,6 +32,8 @@ export class GroupCommit<I, O> {
     private readonly maxBatch = 500,
     /** Told how long each commit took, in seconds (a metric). */
     private readonly timed: (seconds: number) => void = () => {},
+    /** True for a failure that is the database's, not one write's: the batch fails together. */
+    private readonly together: (err: unknown) => boolean = () => false,
   ) {}
 
   submit(input: I): Promise<O> {
@@ -52,7 +56,12 @@ export class GroupCommit<I, O> {
           this.count(batch.length);
           for (let i = 0; i < batch.length; i++) (batch[i] as Pending<I, O>).ok(out[i] as O);
         } catch (err) {
-          if (batch.length === 1) (batch[0] as Pending<I, O>).ko(err);
+          if (this.together(err)) {
+            // The writes that queued meanwhile would meet the same database: they fail now too
+            // (not applied; the caller answers 503 with Retry-After) instead of each waiting out
+            // another deadline behind this one.
+            for (const p of [...batch, ...this.queue.splice(0)]) p.ko(err);
+          } else if (batch.length === 1) (batch[0] as Pending<I, O>).ko(err);
           else await this.oneByOne(batch);
         }
       }

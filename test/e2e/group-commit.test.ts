@@ -36,6 +36,38 @@ describe('GroupCommit', () => {
     expect(answers.map((a) => (a.status === 'fulfilled' ? a.value : (a.reason as Error).message))).toEqual([2, 24, 'bad write 13', 28]);
     expect({ commits: gc.commits, writes: gc.writes }).toEqual({ commits: 3, writes: 3 });
   });
+
+  it('fails a whole batch, and what queued behind it, at once when the failure is the database, not a write', async () => {
+    const tried: number[][] = [];
+    let down = false;
+    const outage = Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' });
+    const gc = new GroupCommit<number, number>(
+      async (batch) => {
+        tried.push(batch);
+        if (down) throw outage;
+        return batch;
+      },
+      500,
+      () => {},
+      (err) => (err as { code?: string }).code === '55P03',
+    );
+    const gate = gc.submit(1);
+    down = true;
+    const batch = [gc.submit(2), gc.submit(3), gc.submit(4)];
+    await gate;
+    // Submitted while the batch of three is in flight: it would meet the same database.
+    const behind = gc.submit(5);
+    const answers = await Promise.allSettled([gate, ...batch, behind]);
+    expect(answers.map((a) => (a.status === 'fulfilled' ? a.value : (a.reason as { code: string }).code))).toEqual([
+      1,
+      '55P03',
+      '55P03',
+      '55P03',
+      '55P03',
+    ]);
+    // The batch of three was tried once, together, not again one by one; the fifth never waited.
+    expect(tried).toEqual([[1], [2, 3, 4]]);
+  });
 });
 
 describe('chat posts through the group commit', () => {

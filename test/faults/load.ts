@@ -38,7 +38,8 @@ async function timed(base: string, op: string, method: string, path: string, tok
 
 export class MixedLoad {
   readonly answers: Answered[] = [];
-  readonly ready: { at: number; status: number }[] = [];
+  /** /readyz answers: when asked, and when the answer came. */
+  readonly ready: { at: number; answeredAt: number; status: number }[] = [];
   private running = true;
   private loops: Promise<void>[] = [];
   private seq = 0;
@@ -86,7 +87,7 @@ export class MixedLoad {
     while (this.running) {
       const at = Date.now();
       const r = await timed(this.base, 'readyz', 'GET', '/readyz', '');
-      this.ready.push({ at, status: r.status });
+      this.ready.push({ at, answeredAt: at + r.ms, status: r.status });
       await new Promise((ok) => setTimeout(ok, 100));
     }
   }
