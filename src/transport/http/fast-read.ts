@@ -17,12 +17,10 @@ import { bearerOf } from './auth.js';
 import { clientAddress } from './client-ip.js';
 import { classify, type RateLimits } from './limits.js';
 import type { PromMetrics } from './metrics.js';
-import { etagMatches, pageBody } from './pages.js';
-import type { RawRequest, RawResponse } from './pipeline.js';
+import { pageAnswer } from './pages.js';
+import { announce, CORS, type RawRequest, type RawResponse } from './pipeline.js';
 import type { AnyRoute } from './route.js';
 import type { Router } from './router.js';
-
-const EXPOSE = 'X-Commons-Guest, X-Commons-Guest-Token, X-Request-Id, RateLimit, RateLimit-Policy, Retry-After, ETag';
 
 export interface FastRead {
   (raw: RawRequest): RawResponse | null;
@@ -51,11 +49,7 @@ export function createFastRead(
       if (parsed && !parsed.success) return null;
       const page = r.cached?.(parsed ? parsed.data : {}, ctx);
       if (!page) return null;
-      const headers: Record<string, string> = {
-        'access-control-allow-origin': '*',
-        'access-control-expose-headers': EXPOSE,
-        'x-request-id': randomUUID(),
-      };
+      const headers: Record<string, string> = { ...CORS, 'x-request-id': randomUUID() };
       // The caller: it decides only the guest headers of an open read.
       const bearer = bearerOf(raw.headers);
       // A malformed Authorization header is answered 401 by the general pipeline.
@@ -82,18 +76,8 @@ export function createFastRead(
           if (!limits.countReadNow(ip, headers)) return null;
         } else if (cls !== 'none') return null;
       }
-      if (issued) {
-        headers['x-commons-guest'] = issued.number;
-        headers['x-commons-guest-token'] = issued.token;
-      }
-      headers.etag = page.etag;
-      headers['cache-control'] = 'no-cache';
-      let out: RawResponse;
-      if (etagMatches(raw.headers['if-none-match'], page.etag)) out = { status: 304, headers, body: '' };
-      else {
-        headers['content-type'] = 'application/json; charset=utf-8';
-        out = { status: 200, headers, body: pageBody(page) };
-      }
+      if (issued) announce(headers, { issued });
+      const out = pageAnswer(page, raw.headers['if-none-match'], headers);
       metrics?.observeRequest(raw.method, r.path, out.status, (performance.now() - started) / 1000);
       fastRead.answered++;
       return out;

@@ -77,3 +77,17 @@ export class EtagMemo {
     return etag;
   }
 }
+
+/** A page's answer, the same from the lean read path and the general pipeline: 304 with the ETag
+ * when If-None-Match names it, else its bytes stamped now; revalidated on every use (no-cache). */
+export function pageAnswer(
+  page: Page,
+  ifNoneMatch: string | undefined,
+  headers: Record<string, string>,
+): { status: number; headers: Record<string, string>; body: string | Buffer } {
+  headers.etag = page.etag;
+  headers['cache-control'] ??= 'no-cache';
+  if (etagMatches(ifNoneMatch, page.etag)) return { status: 304, headers, body: '' };
+  headers['content-type'] = 'application/json; charset=utf-8';
+  return { status: 200, headers, body: pageBody(page) };
+}

@@ -14,7 +14,7 @@ import { withDeadline } from './deadline.js';
 import { errorBody, STATUS_OF, successBody, toCommonsError } from './envelope.js';
 import type { RateLimits } from './limits.js';
 import type { PromMetrics } from './metrics.js';
-import { EtagMemo, etagMatches, pageBody } from './pages.js';
+import { EtagMemo, etagMatches, pageAnswer } from './pages.js';
 import type { AnyRoute } from './route.js';
 import type { Router } from './router.js';
 
@@ -38,7 +38,7 @@ export interface RawResponse {
   stream?: AsyncIterable<string>;
 }
 
-const CORS: Record<string, string> = {
+export const CORS: Record<string, string> = {
   'access-control-allow-origin': '*',
   'access-control-expose-headers': 'X-Commons-Guest, X-Commons-Guest-Token, X-Request-Id, RateLimit, RateLimit-Policy, Retry-After, ETag',
 };
@@ -116,14 +116,8 @@ function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: Ra
       const result = await runOperation({ ctx, guests, limits }, call, op);
       announce(headers, op);
       Object.assign(headers, result.headers);
-      if ('page' in result) {
-        // Revalidate on every use: the page changes with the next write (no-cache, not no-store).
-        headers.etag = result.page.etag;
-        headers['cache-control'] ??= 'no-cache';
-        if (etagMatches(raw.headers['if-none-match'], result.page.etag)) return { out: { status: 304, headers, body: '' }, route: r };
-        headers['content-type'] = JSON_TYPE;
-        return { out: { status: 200, headers, body: pageBody(result.page) }, route: r };
-      }
+      // The page changes with the next write: revalidated on every use (pages.ts).
+      if ('page' in result) return { out: pageAnswer(result.page, raw.headers['if-none-match'], headers), route: r };
       if ('raw' in result) {
         const status = result.status ?? 200;
         // Documents: a strong ETag over their bytes, and 304 when the client has them.
@@ -161,7 +155,7 @@ function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: Ra
 }
 
 /** A guest issued to this request is announced in its answer, also when the operation failed. */
-function announce(headers: Record<string, string>, op: OperationOut): void {
+export function announce(headers: Record<string, string>, op: Pick<OperationOut, 'issued'>): void {
   if (!op.issued) return;
   headers['x-commons-guest'] = op.issued.number;
   headers['x-commons-guest-token'] = op.issued.token;
