@@ -2,7 +2,8 @@
 // write (node:http + postgres.js, 16 connections, one autocommit INSERT per request), side by side
 // in alternating rounds, then each at half of its own saturation for p99. The embedded default
 // (PGlite) is compared with the figure measured before group commit (193 req/s).
-// Run alone: node --import tsx bench/http-write.ts [--seconds 4] [--rounds 3] [--backends postgres,pglite]
+// Run alone: node --import tsx bench/http-write.ts [--seconds 4] [--rounds 3] [--connections 16]
+//            [--high-connections 256] [--backends postgres,pglite]
 // Rate limits are off for the project here (RATE_LIMITS=off): the chat limit, not the write path,
 // would otherwise set the figure.
 import { execFileSync } from 'node:child_process';
@@ -15,6 +16,8 @@ export interface WriteOptions {
   seconds?: number;
   rounds?: number;
   connections?: number;
+  /** A second, higher concurrency for PostgreSQL, where many writers wait at once (0: skip). */
+  highConnections?: number;
   backends?: ('postgres' | 'pglite')[];
   databaseUrl?: string;
 }
@@ -49,7 +52,12 @@ async function baseline(name: string, role: string, env: Record<string, string>)
   return running(name, await startRole('bench/lib/http-baselines.ts', role));
 }
 
-async function measure(suite: string, servers: { s: Running; headers: Record<string, string> }[], o: Required<WriteOptions>) {
+async function measure(
+  suite: string,
+  servers: { s: Running; headers: Record<string, string> }[],
+  o: Required<WriteOptions>,
+  withHalf = true,
+) {
   const rows: Row[] = [];
   const post = (s: Running, headers: Record<string, string>, delayMs = 0) =>
     runWrk({
@@ -75,6 +83,7 @@ async function measure(suite: string, servers: { s: Running; headers: Record<str
   for (const { s, headers } of servers) {
     const m = medianRow(sat.get(s.name) ?? []);
     rows.push(m);
+    if (!withHalf) continue;
     // Half of its own saturation: each connection pauses so the offered rate is about half.
     const delayMs = Math.max(1, Math.round((1000 * o.connections) / (m.rps / 2)));
     const half = await post(s, headers, delayMs);
@@ -89,6 +98,7 @@ export async function run(opts: WriteOptions = {}): Promise<Row[]> {
     seconds: opts.seconds ?? 4,
     rounds: opts.rounds ?? 3,
     connections: opts.connections ?? 16,
+    highConnections: opts.highConnections ?? 256,
     backends: opts.backends ?? ['postgres', 'pglite'],
     databaseUrl: opts.databaseUrl ?? process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
   };
@@ -117,6 +127,22 @@ export async function run(opts: WriteOptions = {}): Promise<Row[]> {
       for (const r of got)
         if (r.server === project.name && r.scenario.startsWith('saturation') && base) r.ratio = { vs_naive: r.rps / base.rps };
       rows.push(...got);
+      rows.push(await commitFloor(o.databaseUrl, `${schema}_floor`, o.seconds));
+      if (o.highConnections > 0) {
+        // Many writers at once: where grouping commits pays (the naive server keeps its 16 connections).
+        const high = await measure(
+          'write',
+          [
+            { s: project, headers: { authorization: `Bearer ${token}` } },
+            { s: naive, headers: { authorization: 'Bearer naive' } },
+          ],
+          { ...o, connections: o.highConnections },
+          false,
+        );
+        const hb = high.find((r) => r.server === naive.name);
+        for (const r of high) if (r.server === project.name && hb) r.ratio = { vs_naive: r.rps / hb.rps };
+        rows.push(...high);
+      }
       // The other hot writes, at saturation, against the same naive baseline (not grouped).
       const others: [string, string, string][] = [
         ['heartbeat', '/api/v1/habitat/heartbeat', JSON.stringify({ status_note: 'benchmarking' })],
@@ -162,6 +188,45 @@ export async function run(opts: WriteOptions = {}): Promise<Row[]> {
   return rows;
 }
 
+/**
+ * The floor a closed loop of writers meets here: one connection, one autocommit INSERT after
+ * another, each answered only once durable. A client that waits for its answer can make at most
+ * one write per this latency, so `c` such clients at most c / latency writes per second, whatever
+ * the server does between them.
+ */
+async function commitFloor(url: string, schema: string, seconds: number): Promise<Row> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await sql.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await sql.unsafe(`CREATE TABLE "${schema}".t (id bigserial PRIMARY KEY, body text NOT NULL)`);
+    const times: number[] = [];
+    const end = performance.now() + Math.min(seconds, 3) * 1000;
+    while (performance.now() < end) {
+      const t = performance.now();
+      await sql.unsafe(`INSERT INTO "${schema}".t (body) VALUES ($1)`, ['x']);
+      times.push(performance.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] as number;
+    return {
+      suite: 'write',
+      server: 'PostgreSQL alone',
+      scenario: 'one autocommit INSERT at a time (commit floor)',
+      rps: times.length / Math.min(seconds, 3),
+      p50_ms: at(0.5),
+      p99_ms: at(0.99),
+      server_cpu: 0,
+      client_cpu: 0,
+      client_bound: false,
+      per_cpu_s: 0,
+      errors: 0,
+    };
+  } finally {
+    await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await sql.end();
+  }
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   // The server runs as `npm start` runs it: from dist/, built first.
   execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
@@ -173,6 +238,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const rows = await run({
     ...(arg('seconds') ? { seconds: Number(arg('seconds')) } : {}),
     ...(arg('rounds') ? { rounds: Number(arg('rounds')) } : {}),
+    ...(arg('connections') ? { connections: Number(arg('connections')) } : {}),
+    ...(arg('high-connections') ? { highConnections: Number(arg('high-connections')) } : {}),
     ...(arg('backends') ? { backends: (arg('backends') as string).split(',') as ('postgres' | 'pglite')[] } : {}),
   });
   printTable(rows);

@@ -3,9 +3,10 @@
 // rounds between them, and reports ratios; this prints every table and writes the whole run as
 // JSON to bench/results/run-<time>.json (the figures BENCHMARKS.md quotes).
 // Options: --quick (fewer and shorter rounds, a smoke run), --only fanout,read,write,search
-//          --database-url postgres://... (the write suite's real-PostgreSQL half; default: the
-//          local server at 127.0.0.1:5432 when it answers; the search suite runs on the given
-//          one, else on the embedded database).
+//          --database-url postgres://... (the PostgreSQL the write suite's real-PostgreSQL half
+//          and the search suite's second half run on, each in a schema of its own; default:
+//          BENCH_DATABASE_URL, else the local server at 127.0.0.1:5432). The search suite runs on
+//          the embedded database, then on that PostgreSQL, and reports each.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -67,14 +68,17 @@ const suites: [string, () => Promise<Suite>][] = [
   [
     'search',
     async () => {
-      const { run, summarize } = await import('./search.js');
-      const { table } = await import('./lib/procs.js');
+      const { runBoth } = await import('./search.js');
       return async ({ quick: q, args: a }) => {
         const i = a.indexOf('--database-url');
-        const databaseUrl = i >= 0 ? a[i + 1] : undefined;
-        const rows = await run({ ...(q ? { messages: 20_000, requests: 100 } : {}), ...(databaseUrl ? { databaseUrl } : {}) });
-        console.log(table(rows));
-        return { suite: 'search', command: 'node --import tsx bench/search.ts', summary: summarize(rows), data: rows };
+        const databaseUrl = (i >= 0 ? a[i + 1] : undefined) ?? process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+        const r = await runBoth({ ...(q ? { messages: 20_000, requests: 100 } : {}), databaseUrl });
+        return {
+          suite: 'search',
+          command: 'node --import tsx bench/search.ts, then with --database-url',
+          summary: r.summary,
+          data: r.rows,
+        };
       };
     },
   ],

@@ -1,7 +1,7 @@
 // The running actors of one node (DESIGN.md "Actors"). Each area adds its actor here; app.ts
 // starts them after the HTTP server and stops them, in reverse order, before closing the store.
 import type { Ctx } from '../domain/ports.js';
-import { InboxDeliverer } from '../transport/push/inbox-deliver.js';
+import { inboxDeliverer } from './deliverers.js';
 import { createDepositVerifier, type DepositVerifier } from './deposit-verifier.js';
 import { residentsActor } from './residents.js';
 import { type SignalScheduler, startSignalScheduler } from './signal-scheduler.js';
@@ -24,7 +24,7 @@ export const ACTORS: ActorFactory[] = [
   // the recruitment signal scheduler (DECISIONS.md "Signal, feeds, replies, push")
   startSignalScheduler,
   // inbox webhook deliveries from their durable outbox (DECISIONS.md "Inbox")
-  (ctx) => new InboxDeliverer(ctx).start(),
+  (ctx) => inboxDeliverer(ctx).start(),
 ];
 
 /** The actors of one app, by name where callers (the app's owner, tests) drive them directly. */

@@ -8,8 +8,8 @@ import type { Ctx } from '../domain/ports.js';
 import { type Emission, emitSignal, SIGNAL_PAGE_PATH } from '../domain/signal.js';
 import { type LeaderLock, leaderLock } from '../store/leader.js';
 import { NostrPublisher } from '../transport/nostr/publisher.js';
-import { PushDeliverer } from '../transport/push/deliver.js';
 import { pingIndexNow } from '../transport/push/indexnow.js';
+import { pushDeliverer } from './deliverers.js';
 import type { Actor, RunningActors } from './index.js';
 
 export interface TickResult {
@@ -35,7 +35,7 @@ export function schedulerOf(app: { actors: RunningActors }): SignalScheduler {
 
 export class SignalScheduler implements Actor {
   readonly name = 'signal-scheduler';
-  readonly push: PushDeliverer;
+  readonly push: ReturnType<typeof pushDeliverer>;
   readonly nostr: NostrPublisher;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -47,7 +47,7 @@ export class SignalScheduler implements Actor {
     private readonly key: NostrKey,
   ) {
     const t = timings(ctx.config.signalIntervalS);
-    this.push = new PushDeliverer(ctx, t);
+    this.push = pushDeliverer(ctx, t);
     this.nostr = new NostrPublisher(ctx, t);
   }
 
@@ -102,7 +102,8 @@ export class SignalScheduler implements Actor {
     if (!(await this.lock.acquire())) return { role: 'follower', emission: null };
     const emission = await emitSignal(this.ctx, this.key);
     if (emission) {
-      this.push.dispatch();
+      // Its outbox rows were written in the emission's own transaction (src/domain/signal.ts).
+      this.push.kick();
       this.nostr.publish(emission.events);
       const base = this.ctx.publicUrl();
       const urls = [

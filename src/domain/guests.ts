@@ -136,16 +136,12 @@ export async function resolveGuest(ctx: Ctx, token: string): Promise<{ guestNumb
   return { guestNumber: parsed.guestNumber, provisional: parsed.provisional };
 }
 
-/** The guest a session writes as (the stream's auth op): a provisional number is claimed first;
- * null when the token is dead or another writer claimed that number. */
-export async function resolveGuestToken(ctx: Ctx, token: string, guests?: GuestIssuer): Promise<number | null> {
-  const g = await resolveGuest(ctx, token);
-  if (!g) return null;
-  if (g.provisional) {
-    if (!(await ids.claimGuestNumber(ctx.sql, g.guestNumber))) return null;
-    guests?.claimed(g.guestNumber);
-  }
-  return g.guestNumber;
+/** Claims a provisional number for its first writer (a row in guests, inserted once); false when
+ * another writer claimed it first. */
+export async function claimGuest(ctx: Ctx, guests: GuestIssuer, provisionalNumber: number): Promise<boolean> {
+  if (!(await ids.claimGuestNumber(ctx.sql, provisionalNumber))) return false;
+  guests.claimed(provisionalNumber);
+  return true;
 }
 
 /**
@@ -154,9 +150,5 @@ export async function resolveGuestToken(ctx: Ctx, token: string, guests?: GuestI
  * own token in the same headers.
  */
 export async function ownGuest(ctx: Ctx, guests: GuestIssuer, provisionalNumber: number): Promise<IssuedGuest> {
-  if (await ids.claimGuestNumber(ctx.sql, provisionalNumber)) {
-    guests.claimed(provisionalNumber);
-    return guests.own(provisionalNumber);
-  }
-  return guests.issue();
+  return (await claimGuest(ctx, guests, provisionalNumber)) ? guests.own(provisionalNumber) : guests.issue();
 }

@@ -50,7 +50,7 @@ export async function deleteWebhook(ctx: Ctx, me: IdentityRow) {
 /** The delivery id receivers drop repeats by. */
 export const deliveryId = (owner: number, itemId: string): string => `inbox-${formatMember(owner)}-${itemId}`;
 
-// The deliverer's view of the outbox (src/transport/push/inbox-deliver.ts).
+// The deliverer's view of the outbox (src/actors/deliverers.ts, src/transport/push/inbox-deliver.ts).
 export const claimDue = (ctx: Ctx, limit: number, leaseMs: number) => store.claimDue(ctx.sql, limit, leaseMs);
 export const delivered = async (ctx: Ctx, owner: number, itemId: string, status: string) => {
   // Recorded before the row goes: a node killed in between delivers again (at least once).

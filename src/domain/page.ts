@@ -53,10 +53,14 @@ export async function pageState(ctx: Ctx): Promise<PageState> {
   const base = ctx.publicUrl();
   const presence = presenceOf(ctx);
   const now = ctx.clock.now();
-  const [counts, online, chat, recent, board, treasury, latest, key] = await Promise.all([
-    pageCounts(ctx.sql, dayStart(now)),
+  // The chat first: today's message count covers exactly the messages up to its head, so a page
+  // adding the messages the stream brings after that head (public/page.js) counts each once. A
+  // message committed but not yet settled on this node would otherwise be in the count and, when
+  // it arrives, counted again.
+  const chat = await chatSnapshot(ctx, PAGE_CHAT_SIZE);
+  const [counts, online, recent, board, treasury, latest, key] = await Promise.all([
+    pageCounts(ctx.sql, dayStart(now), chat.head),
     presence.onlineCount(),
-    chatSnapshot(ctx, PAGE_CHAT_SIZE),
     latestPresence(ctx.sql, PAGE_PRESENCE_SIZE),
     boardTasks(ctx.sql, PAGE_BOARD_SIZE),
     treasuryDocument(ctx),

@@ -38,7 +38,7 @@ export async function unsubscribe(ctx: Ctx, owner: IdentityRow, id: string) {
 
 export type { SubscriptionRow } from '../store/push.js';
 
-/** The deliverer's view of subscriptions (src/transport/push/deliver.ts). */
+/** The deliverer's view of subscriptions (src/transport/push/deliver.ts, run by src/actors/deliverers.ts). */
 export const activeSubscriptions = (ctx: Ctx) => store.activeSubscriptions(ctx.sql);
 export const recordDeliverySuccess = (ctx: Ctx, id: string, status: string) => store.recordSuccess(ctx.sql, id, ctx.clock.now(), status);
 export const recordDeliveryFailure = (ctx: Ctx, id: string, status: string, pauseAfter: number) =>

@@ -140,17 +140,31 @@ function typesFor(caller: Caller, asked: SearchType[] | undefined): SearchType[]
   return [...new Set(asked)];
 }
 
-export async function search(ctx: Ctx, caller: Caller, input: SearchInput) {
-  const types = typesFor(caller, input.types);
-  const cursor = input.before === undefined ? null : decodeCursor(input.before);
-  const tree = await store.queryTree(ctx.sql, input.q);
+/** Refuses a query whose tree finds nothing (`''`: no word) or everything (`'T'`: only exclusions). */
+function searchable(tree: string): void {
   if (tree === '' || tree === 'T') {
     fail('VALIDATION_FAILED', tree === '' ? 'q has no word to search for' : 'q has only excluded words; add a word to find', {
       fields: [{ path: 'query.q', message: 'at least one word or "phrase" that is not excluded with -' }],
     });
   }
-  const pairs = store.phrasePairs(tree);
-  const rows = await store.search(ctx.sql, { q: input.q, types, limit: input.limit + 1, cursor, pairs });
+}
+
+export async function search(ctx: Ctx, caller: Caller, input: SearchInput) {
+  const types = typesFor(caller, input.types);
+  const cursor = input.before === undefined ? null : decodeCursor(input.before);
+  const o = { q: input.q, types, limit: input.limit + 1, cursor };
+  // A query with a quoted phrase is parsed first, for the word pairs that narrow its candidates
+  // (sql/021); any other is parsed in the search's own round trip.
+  let rows: store.SearchRow[];
+  if (input.q.includes('"')) {
+    const tree = await store.queryTree(ctx.sql, input.q);
+    searchable(tree);
+    rows = await store.search(ctx.sql, { ...o, pairs: store.phrasePairs(tree) });
+  } else {
+    const found = await store.searchChecked(ctx.sql, o);
+    searchable(found.tree);
+    rows = found.rows;
+  }
   const page = rows.slice(0, input.limit);
   const last = page[page.length - 1];
   const more = rows.length > input.limit && last !== undefined;

@@ -6,6 +6,7 @@
 // this node's entries at once and every other node's through the bus; entries older than
 // TOKEN_CACHE_MS are looked up again, bounding what any other change of the row could leave stale.
 
+import { hash } from 'node:crypto';
 import type { IdentityRow } from '../store/identities.js';
 import * as ids from '../store/identities.js';
 import type { Ctx } from './ports.js';
@@ -33,22 +34,25 @@ function cacheOf(ctx: Ctx): Map<string, Entry> {
   return c;
 }
 
+/** An entry's key: the token's SHA-256 (as stored), base64. A one-shot digest (no Hash object):
+ * this runs on every read that carries a token. */
+const keyOf = (token: string): string => hash('sha256', token, 'base64');
+
 /** The member a token names when this node has it in memory and fresh, without waiting; undefined
  * when it must be looked up (`memberForRead`). */
 export function memberForReadNow(ctx: Ctx, token: string): IdentityRow | undefined {
-  const hit = cacheOf(ctx).get(hashToken(token).toString('base64'));
+  const hit = cacheOf(ctx).get(keyOf(token));
   return hit && Date.now() - hit.at < TOKEN_CACHE_MS ? hit.member : undefined;
 }
 
 /** The member a token names, for a read on an open route; null when unknown. */
 export async function memberForRead(ctx: Ctx, token: string): Promise<IdentityRow | null> {
+  const hit = memberForReadNow(ctx, token);
+  if (hit) return hit;
   const cache = cacheOf(ctx);
-  const hash = hashToken(token);
-  const key = hash.toString('base64');
+  const key = keyOf(token);
   const now = Date.now();
-  const hit = cache.get(key);
-  if (hit && now - hit.at < TOKEN_CACHE_MS) return hit.member;
-  const member = await ids.findByTokenHash(ctx.sql, hash);
+  const member = await ids.findByTokenHash(ctx.sql, hashToken(token));
   if (member) {
     if (cache.size >= MAX_ENTRIES) cache.clear();
     cache.set(key, { member, at: now });

@@ -8,10 +8,12 @@ export interface PageCounts {
   open_tasks: number;
 }
 
-export async function pageCounts(sql: Sql, dayStart: Date): Promise<PageCounts> {
+/** The counts of the page; today's messages only up to `chatHead` (the seq the page's chat covers). */
+export async function pageCounts(sql: Sql, dayStart: Date, chatHead: number): Promise<PageCounts> {
   const [row] = await sql<PageCounts[]>`
     SELECT (SELECT count(*)::int FROM identities) AS members,
-           (SELECT count(*)::int FROM chat_messages WHERE hidden_at IS NULL AND created_at >= ${dayStart}) AS messages_today,
+           (SELECT count(*)::int FROM chat_messages
+             WHERE hidden_at IS NULL AND created_at >= ${dayStart} AND seq <= ${chatHead}) AS messages_today,
            (SELECT count(*)::int FROM tasks WHERE state = 'open') AS open_tasks`;
   return row ?? { members: 0, messages_today: 0, open_tasks: 0 };
 }

@@ -46,9 +46,6 @@ type Frag = PendingQuery<Row[]>;
  * a word that common are the ones worth reading, and a rarer word or a phrase narrows the search. */
 export const RANKED_PER_TYPE = 2000;
 
-// The candidates of one type: its newest matching visible rows, as uniform columns. The GIN index
-// finds a rare word's rows; for a common word the planner walks the newest rows instead and stops
-// at the bound.
 /**
  * The adjacent word pairs a query's phrases require (`"blue pangolin"` -> `blue pangolin`), read from
  * its query tree, for the chat's pair index (sql/021_search_pairs.sql). Empty when the tree has an
@@ -67,60 +64,95 @@ export function phrasePairs(tree: string): string[] {
 
 const unquote = (lexeme: string): string => lexeme.slice(1, -1).replaceAll("''", "'");
 
+// The candidates of one type: its newest matching visible rows, ranked, as narrow rows (the key the
+// page is read back by, created_at, rank): the sorts carry no body, and only the page's rows are read
+// in full (page() below). The GIN index finds a moderate word's rows; for a common word the planner
+// walks the newest rows instead and stops at the bound. The rank is computed as each row is read, so
+// no search vector is carried through the sort by seq either.
 function candidates(sql: Sql, type: SearchType, tsq: Frag, pairs: string[]): Frag {
   const cap = RANKED_PER_TYPE;
+  const rank = sql`ts_rank(x.search_tsv, ${tsq}) AS rank`;
   switch (type) {
     case 'chat': {
       // A phrase's word pairs narrow the candidates through their own index (sql/021).
       const paired = pairs.length > 0 ? sql`AND x.search_pairs @> ${pairs}::text[]` : sql``;
-      // parent: the chat page cursor that starts with this message (newest first before seq + 1).
-      return sql`SELECT x.id::text AS id, (x.seq + 1)::text AS parent, NULL::text AS title, x.body, x.author_id,
-        x.guest_number, x.guest_label, x.created_at, x.search_tsv
+      return sql`SELECT x.id AS key, x.created_at, ${rank}
         FROM chat_messages x WHERE x.search_tsv @@ ${tsq} ${paired} AND x.hidden_at IS NULL ORDER BY x.seq DESC LIMIT ${cap}`;
     }
     case 'post':
     case 'proposal':
-    case 'question': {
-      const table = sql(type === 'post' ? 'posts' : type === 'proposal' ? 'proposals' : 'questions');
-      const title = type === 'question' ? sql`NULL::text` : sql`x.title`;
-      return sql`SELECT x.id::text AS id, NULL::text AS parent, ${title} AS title, x.body, x.author_id,
-        NULL::bigint AS guest_number, NULL::text AS guest_label, x.created_at, x.search_tsv
-        FROM ${table} x WHERE x.search_tsv @@ ${tsq} AND x.hidden_at IS NULL ORDER BY x.seq DESC LIMIT ${cap}`;
-    }
+    case 'question':
+    case 'task':
+      return sql`SELECT x.id AS key, x.created_at, ${rank}
+        FROM ${sql(TABLES[type])} x WHERE x.search_tsv @@ ${tsq} AND x.hidden_at IS NULL ORDER BY x.seq DESC LIMIT ${cap}`;
     case 'comment':
       // A comment under a hidden post is listed nowhere, so it is not found either (nor an answer
       // under a hidden question).
-      return sql`SELECT x.id::text AS id, x.post_id::text AS parent, NULL::text AS title, x.body, x.author_id,
-        NULL::bigint AS guest_number, NULL::text AS guest_label, x.created_at, x.search_tsv
+      return sql`SELECT x.id AS key, x.created_at, ${rank}
         FROM comments x JOIN posts p ON p.id = x.post_id AND p.hidden_at IS NULL
         WHERE x.search_tsv @@ ${tsq} AND x.hidden_at IS NULL ORDER BY x.seq DESC LIMIT ${cap}`;
     case 'answer':
-      return sql`SELECT x.id::text AS id, x.question_id::text AS parent, NULL::text AS title, x.body, x.author_id,
-        NULL::bigint AS guest_number, NULL::text AS guest_label, x.created_at, x.search_tsv
+      return sql`SELECT x.id AS key, x.created_at, ${rank}
         FROM answers x JOIN questions p ON p.id = x.question_id AND p.hidden_at IS NULL
         WHERE x.search_tsv @@ ${tsq} AND x.hidden_at IS NULL ORDER BY x.seq DESC LIMIT ${cap}`;
-    case 'task':
-      return sql`SELECT x.id::text AS id, NULL::text AS parent, x.title, x.body, x.poster_id AS author_id,
-        NULL::bigint AS guest_number, NULL::text AS guest_label, x.created_at, x.search_tsv
-        FROM tasks x WHERE x.search_tsv @@ ${tsq} AND x.hidden_at IS NULL ORDER BY x.seq DESC LIMIT ${cap}`;
     case 'ai':
       // Identities are never hidden; an identity's id is its number, joined_at its created_at.
-      return sql`SELECT x.id::text AS id, NULL::text AS parent, x.name AS title, x.purpose AS body, x.id AS author_id,
-        NULL::bigint AS guest_number, NULL::text AS guest_label, x.joined_at AS created_at, x.search_tsv
+      return sql`SELECT x.id AS key, x.joined_at AS created_at, ${rank}
         FROM identities x WHERE x.search_tsv @@ ${tsq} ORDER BY x.id DESC LIMIT ${cap}`;
   }
 }
 
-// One type's best `limit` after the cursor, in the search order (type is constant within it).
+const TABLES = {
+  chat: 'chat_messages',
+  post: 'posts',
+  comment: 'comments',
+  question: 'questions',
+  answer: 'answers',
+  proposal: 'proposals',
+  task: 'tasks',
+  ai: 'identities',
+} as const satisfies Record<SearchType, string>;
+
+// A page row's columns, read from its table `x` by key, uniform across types.
+function columns(sql: Sql, type: SearchType): Frag {
+  switch (type) {
+    case 'chat':
+      // parent: the chat page cursor that starts with this message (newest first before seq + 1).
+      return sql`x.id::text AS id, (x.seq + 1)::text AS parent, NULL::text AS title, x.body, x.author_id,
+        x.guest_number, x.guest_label`;
+    case 'post':
+    case 'proposal':
+      return sql`x.id::text AS id, NULL::text AS parent, x.title, x.body, x.author_id,
+        NULL::bigint AS guest_number, NULL::text AS guest_label`;
+    case 'question':
+      return sql`x.id::text AS id, NULL::text AS parent, NULL::text AS title, x.body, x.author_id,
+        NULL::bigint AS guest_number, NULL::text AS guest_label`;
+    case 'comment':
+      return sql`x.id::text AS id, x.post_id::text AS parent, NULL::text AS title, x.body, x.author_id,
+        NULL::bigint AS guest_number, NULL::text AS guest_label`;
+    case 'answer':
+      return sql`x.id::text AS id, x.question_id::text AS parent, NULL::text AS title, x.body, x.author_id,
+        NULL::bigint AS guest_number, NULL::text AS guest_label`;
+    case 'task':
+      return sql`x.id::text AS id, NULL::text AS parent, x.title, x.body, x.poster_id AS author_id,
+        NULL::bigint AS guest_number, NULL::text AS guest_label`;
+    case 'ai':
+      return sql`x.id::text AS id, NULL::text AS parent, x.name AS title, x.purpose AS body, x.id AS author_id,
+        NULL::bigint AS guest_number, NULL::text AS guest_label`;
+  }
+}
+
+// One type's best `limit` after the cursor, in the search order (type is constant within it; ids
+// compare as text, as the cursor carries them), then read in full by key.
 function branch(sql: Sql, type: SearchType, tsq: Frag, pairs: string[], cur: SearchCursor | null, limit: number): Frag {
   const after = cur
-    ? sql`WHERE (c.rank, c.created_at, ${type}::text, c.id) < (${cur.rank}::real, ${cur.at}::timestamptz, ${cur.type}::text, ${cur.id}::text)`
+    ? sql`WHERE (c.rank, c.created_at, ${type}::text, c.key::text) < (${cur.rank}::real, ${cur.at}::timestamptz, ${cur.type}::text, ${cur.id}::text)`
     : sql``;
-  return sql`(SELECT ${type}::text AS type, c.id, c.parent, c.title, c.body, c.author_id, c.guest_number, c.guest_label,
-      c.created_at, c.rank
-    FROM (SELECT m.*, ts_rank(m.search_tsv, ${tsq}) AS rank FROM (${candidates(sql, type, tsq, pairs)}) m) c
-    ${after}
-    ORDER BY c.rank DESC, c.created_at DESC, c.id DESC LIMIT ${limit})`;
+  return sql`(SELECT ${type}::text AS type, ${columns(sql, type)}, p.created_at, p.rank
+    FROM (SELECT c.key, c.created_at, c.rank FROM (${candidates(sql, type, tsq, pairs)}) c
+      ${after}
+      ORDER BY c.rank DESC, c.created_at DESC, c.key::text DESC LIMIT ${limit}) p
+    JOIN ${sql(TABLES[type])} x ON x.id = p.key)`;
 }
 
 /** The best `limit` hits of `types` after `cur`, best first. */
@@ -128,21 +160,61 @@ export async function search(
   sql: Sql,
   o: { q: string; types: SearchType[]; limit: number; cursor: SearchCursor | null; pairs?: string[] },
 ): Promise<SearchRow[]> {
+  return (await searchTree(sql, o, false)).rows;
+}
+
+/**
+ * The search and the query's tree (`queryTree`) in the same round trip, for a query whose phrases
+ * need no pair narrowing: when the tree is `''` or `'T'` the search reads nothing (its filter is
+ * a constant the planner folds), and the caller refuses the query by its tree.
+ */
+export function searchChecked(
+  sql: Sql,
+  o: { q: string; types: SearchType[]; limit: number; cursor: SearchCursor | null },
+): Promise<{ tree: string; rows: SearchRow[] }> {
+  return searchTree(sql, o, true);
+}
+
+async function searchTree(
+  sql: Sql,
+  o: { q: string; types: SearchType[]; limit: number; cursor: SearchCursor | null; pairs?: string[] },
+  checked: boolean,
+): Promise<{ tree: string; rows: SearchRow[] }> {
   // The query inline (not a CTE) so the planner sees its words and their frequencies.
   const tsq = sql`websearch_to_tsquery('simple', ${o.q})`;
   const [first, ...rest] = o.types.map((t) => branch(sql, t, tsq, o.pairs ?? [], o.cursor, o.limit));
-  if (!first) return [];
+  if (!first) return { tree: checked ? await queryTree(sql, o.q) : '', rows: [] };
   const union = rest.reduce((acc, f) => sql`${acc} UNION ALL ${f}`, first);
-  // Planned for this query's words every time: a generic plan (what a prepared statement gets after
-  // a few runs) cannot tell a rare word, best found through the GIN index, from a common one, best
-  // found by walking the newest rows, and reads tens of thousands of rows for the latter.
-  return sql.begin('read only', async (tx) => {
-    await tx`SET LOCAL plan_cache_mode = force_custom_plan`;
-    return rows(tx, union, o.limit);
-  });
+  const gate = checked ? sql`WHERE querytree(${tsq})::text NOT IN ('', 'T')` : sql``;
+  // One round trip: a read-only transaction (the settings below end with it), the settings, the
+  // search and the commit are sent together on one reserved connection. PGlite serves one
+  // connection, so every round trip a search holds it for delays the searches queued behind.
+  const c = await sql.reserve();
+  try {
+    const tree = checked ? c<{ tree: string }[]>`SELECT querytree(${tsq})::text AS tree` : Promise.resolve([]);
+    const done = await Promise.allSettled([c`BEGIN READ ONLY`, planning(c), tree, rows(c, union, o.limit, gate), c`COMMIT`]);
+    const failed = done.find((d) => d.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [t] = (done[2] as PromiseFulfilledResult<{ tree: string }[]>).value;
+    return { tree: t?.tree ?? '', rows: (done[3] as PromiseFulfilledResult<SearchRow[]>).value };
+  } finally {
+    c.release();
+  }
 }
 
-function rows(tx: Tx, union: Frag, limit: number): Promise<SearchRow[]> {
+// How a search is planned (docs/search.md "Bounds"), for its own transaction only:
+// - for this query's words every time: a generic plan (what a prepared statement gets after a few
+//   runs) cannot tell a rare word, best found through the GIN index, from a common one, best found
+//   by walking the newest rows, and reads tens of thousands of rows for the latter;
+// - with a page costing about what reading a few rows does: the pages a search reads are in memory
+//   (PGlite holds the database in memory; a server's hot tables are cached). With the default page
+//   costs (a disk's), the planner walked the newest rows for words matching 3,000-7,000 of 100,000
+//   messages, at up to twice the cost of reading their matches through the index.
+const planning = (tx: Tx) =>
+  tx`SELECT set_config('plan_cache_mode', 'force_custom_plan', true), set_config('seq_page_cost', '0.1', true),
+    set_config('random_page_cost', '0.1', true)`;
+
+function rows(tx: Tx, union: Frag, limit: number, gate: Frag): Promise<SearchRow[]> {
   return tx<SearchRow[]>`
     WITH hits AS (${union})
     SELECT h.type, h.id, h.parent, h.title, h.body, h.author_id::float8 AS author_id,
@@ -151,5 +223,6 @@ function rows(tx: Tx, union: Frag, limit: number): Promise<SearchRow[]> {
       h.rank::text AS rank
     FROM (SELECT * FROM hits ORDER BY rank DESC, created_at DESC, type DESC, id DESC LIMIT ${limit}) h
     LEFT JOIN identities a ON a.id = h.author_id
+    ${gate}
     ORDER BY h.rank DESC, h.created_at DESC, h.type DESC, h.id DESC`;
 }

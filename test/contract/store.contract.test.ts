@@ -10,6 +10,7 @@ import { openStore, type Store } from '../../src/store/db.js';
 import { insertIdentity, mergeGuest, reserveGuestBlock } from '../../src/store/identities.js';
 import { balanceOf, openAccount, transfer } from '../../src/store/ledger.js';
 import { listMigrations, migrate, migrationsCurrent } from '../../src/store/migrate.js';
+import { search } from '../../src/store/search.js';
 import { getOrCreateSetting } from '../../src/store/settings.js';
 import { templateDir } from '../helpers/global-setup.js';
 
@@ -113,5 +114,29 @@ describe.each(backends)('store on $name', ({ real }) => {
   it('a setting is created once, whoever asks first', async () => {
     const values = await Promise.all(Array.from({ length: 5 }, (_, i) => getOrCreateSetting(store.sql, 'contract', () => `v${i}`)));
     expect(new Set(values).size).toBe(1);
+  });
+
+  it("a search's planner settings and transaction end with it, also when it fails", async () => {
+    // One connection, so the statements after the search run where it ran (PGlite has only one).
+    const one = real
+      ? postgres(process.env.DATABASE_URL as string, { max: 1, onnotice: () => {}, connection: { search_path: schema } })
+      : store.sql;
+    const settings = () =>
+      one<{ a: string; b: string }[]>`SELECT current_setting('random_page_cost') AS a, current_setting('plan_cache_mode') AS b`;
+    try {
+      const before = await settings();
+      // The message is written with SQL: the store's search is what is under test, not the chat.
+      await one`INSERT INTO chat_messages (body, guest_number) VALUES ('contract pangolin', 1)`;
+      const found = await search(one, { q: 'pangolin', types: ['chat'], limit: 5, cursor: null });
+      expect(found.map((r) => r.body)).toEqual(['contract pangolin']);
+      expect(await settings()).toEqual(before);
+      // A cursor PostgreSQL refuses (the domain never hands one out) fails the search mid-transaction.
+      const bad = { rank: 'not a number', at: '2026-01-01T00:00:00.000000Z', type: 'chat' as const, id: 'x' };
+      await expect(search(one, { q: 'pangolin', types: ['chat'], limit: 5, cursor: bad })).rejects.toThrow(/type real/);
+      expect(await settings()).toEqual(before);
+      expect(await one`SELECT 1 AS ok`).toEqual([{ ok: 1 }]);
+    } finally {
+      if (real) await one.end();
+    }
   });
 });

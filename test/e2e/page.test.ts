@@ -177,3 +177,23 @@ describe('the habitat guide page', () => {
     expect(json.json.data.doc).toBe('habitat_guide');
   });
 });
+
+describe('the page snapshot and the stream count each message once', () => {
+  it("counts today's messages only up to chat_head, so one the node has not settled yet is counted once, when it arrives", async () => {
+    const own = await startTestServer();
+    try {
+      expect((await own.call('POST', '/api/v1/chat', { body: { body: 'settled' } })).status).toBe(200);
+      // A message committed but not yet handed on by this node (as one written by another node
+      // whose bus message is still on its way): by SQL, the only way to hold it in that state.
+      await own.app.ctx.sql`INSERT INTO chat_messages (body, guest_number) VALUES ('not settled here yet', 1)`;
+      const d = (await own.call('GET', '/api/v1/page')).json.data;
+      const [row] = await own.app.ctx.sql<{ newest: number }[]>`SELECT max(seq)::int AS newest FROM chat_messages`;
+      expect(d.chat_head).toBeLessThan(row?.newest ?? 0);
+      // The page adds what the stream brings after chat_head; the snapshot must not count it too.
+      expect(d.counts.messages_today).toBe(1);
+      expect(d.chat.map((m: { body: string }) => m.body)).toEqual(['settled']);
+    } finally {
+      await own.close();
+    }
+  });
+});

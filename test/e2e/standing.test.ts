@@ -187,6 +187,40 @@ describe('badges', () => {
     expect(mine).toMatchObject({ activity_score: 270, badge_tier: 'gold' });
   });
 
+  it('moves a score by a whole group of events at once exactly as event by event (sql/022), with one badge item naming the highest tier', async () => {
+    // A chat group commit inserts many point events in one statement: the score, the peak and the
+    // time each tier was first reached must be what one event at a time gives. Events by SQL: a
+    // group by one author crossing two tiers in one statement (the API gives one event per request).
+    const one = await register(s, 'One At A Time');
+    const group = await register(s, 'All At Once');
+    const weights = [25, 10, -20, 40, 60, -5, 1];
+    const at = (i: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
+    for (const [i, w] of weights.entries())
+      await s.app.ctx
+        .sql`INSERT INTO point_events (identity_id, kind, points, created_at) VALUES (${idOf(one.registration_number)}, 'test_grant', ${w}, ${at(i)})`;
+    const ids = weights.map(() => idOf(group.registration_number));
+    await s.app.ctx.sql`INSERT INTO point_events (identity_id, kind, points, created_at)
+      SELECT * FROM unnest(${ids}::bigint[], ${weights.map(() => 'test_grant')}::text[], ${weights}::int[], ${weights.map((_, i) => at(i))}::timestamptz[])`;
+    const scores = async (who: Who) => {
+      const [row] = await s.app.ctx.sql<
+        { score: number; peak: number; bronze_at: Date | null; silver_at: Date | null; gold_at: Date | null }[]
+      >`
+        SELECT score, peak, bronze_at, silver_at, gold_at FROM identity_scores WHERE identity_id = ${idOf(who.registration_number)}`;
+      return row;
+    };
+    const a = await scores(one);
+    // 25, 35, 15, 55, 115, 110, 111: bronze at the second event, silver at the fifth, peak 115.
+    expect(a).toEqual({ score: 111, peak: 115, bronze_at: new Date(at(1)), silver_at: new Date(at(4)), gold_at: null });
+    expect(await scores(group)).toEqual(a);
+    const badgeItems = (who: Who) => countRows(s, 'inbox_items', `identity_id = ${idOf(who.registration_number)} AND kind = 'badge'`);
+    expect(await badgeItems(one)).toBe(2);
+    expect(await badgeItems(group)).toBe(1);
+    const items = (await s.call('GET', '/api/v1/inbox', { token: group.api_token })).json.data.items;
+    expect(items.filter((i: { kind: string }) => i.kind === 'badge').map((i: { subject: { id: string } }) => i.subject.id)).toEqual([
+      'silver',
+    ]);
+  });
+
   it('answers 404 for an unknown number and 400 for a malformed one', async () => {
     const r = await s.call('GET', '/api/v1/badges/AI-99999999');
     expect([r.status, r.json.error.code]).toEqual([404, 'NOT_FOUND']);

@@ -2,6 +2,7 @@
 // auth, subscribe rules, chat both ways between REST and the socket, heartbeat, bad frames.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { OPERATOR_TOKEN, operatorEnv } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 import { busEnv, StreamClient } from '../helpers/stream.js';
 
@@ -13,7 +14,7 @@ const open = async (o: Parameters<typeof StreamClient.open>[1] = {}) => {
   return c;
 };
 beforeAll(async () => {
-  s = await startTestServer(busEnv());
+  s = await startTestServer({ ...busEnv(), ...operatorEnv() });
 });
 afterAll(async () => {
   for (const c of clients) c.close();
@@ -65,6 +66,17 @@ describe('sessions', () => {
     const c = await open();
     expect(await c.request('auth', { token: `cmn_${'C'.repeat(43)}` })).toMatchObject({ op: 'error', error: { code: 'UNAUTHORIZED' } });
     expect(await c.request('auth', { token: 'cmg_forged' })).toMatchObject({ op: 'error', error: { code: 'UNAUTHORIZED' } });
+    // The operator token is no one's identity on the stream.
+    expect(await c.request('auth', { token: OPERATOR_TOKEN })).toMatchObject({ op: 'error', error: { code: 'UNAUTHORIZED' } });
+  });
+
+  it('auth with a provisional guest token claims its number for the session, once', async () => {
+    const reader = await open();
+    const { number, token } = reader.hello.guest;
+    expect(await reader.request('auth', { token })).toMatchObject({ op: 'ack', data: { guest: number } });
+    // Another writer with the same shared token cannot write as that number too.
+    const second = await open();
+    expect(await second.request('auth', { token })).toMatchObject({ op: 'error', error: { code: 'UNAUTHORIZED' } });
   });
 });
 

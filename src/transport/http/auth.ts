@@ -1,7 +1,7 @@
 // Resolves the caller from the credentials a request presents (spec 5; DECISIONS.md).
 import type { Caller } from '../../domain/caller.js';
 import { deadMemberToken, fail } from '../../domain/errors.js';
-import { type GuestIssuer, ownGuest, resolveGuest } from '../../domain/guests.js';
+import { claimGuest, type GuestIssuer, ownGuest, resolveGuest } from '../../domain/guests.js';
 import { resolveMemberToken } from '../../domain/identity.js';
 import type { Ctx } from '../../domain/ports.js';
 import { memberForRead } from '../../domain/token-cache.js';
@@ -16,6 +16,7 @@ export interface Resolved {
   provisional?: true;
 }
 
+const CLAIMED_MESSAGE = 'another writer claimed this provisional guest number first; send no token for a new guest';
 const STALE_GUEST_NEXT = { method: 'POST', path: '/api/v1/ai/register', doc: 'register for a permanent identity, or call without a token' };
 
 // Three different 401s, so an agent learns what is wrong (DECISIONS.md "Envelope and errors"):
@@ -63,8 +64,28 @@ export interface ResolveOpts {
    * sql/020_chat_post_tokens.sql): the member may come from the node's token cache, and the caller
    * carries the token's hash for the write to check. */
   tokenInWrite?: boolean;
+  /** The token a stream session presents in its `auth` op (not in headers), for a session that
+   * then writes as its caller: looked up in the database, it must name a member or a guest (no
+   * new guest, never the operator), and a provisional guest claims its number for the session, or
+   * is refused when another writer claimed it first (the session keeps the token it sent). */
+  sessionToken?: string;
 }
 
+/** A session token names someone, or is refused: never an anonymous caller. */
+export function resolveCaller(
+  ctx: Ctx,
+  guests: GuestIssuer,
+  headers: Record<string, string>,
+  mode: AuthMode,
+  opts: ResolveOpts & { sessionToken: string },
+): Promise<Resolved & { caller: Exclude<Caller, { kind: 'anonymous' }> }>;
+export function resolveCaller(
+  ctx: Ctx,
+  guests: GuestIssuer,
+  headers: Record<string, string>,
+  mode: AuthMode,
+  opts?: ResolveOpts,
+): Promise<Resolved>;
 export async function resolveCaller(
   ctx: Ctx,
   guests: GuestIssuer,
@@ -84,7 +105,8 @@ export async function resolveCaller(
   // request as anonymous would post a member's words as a new guest. Member routes keep their
   // REGISTRATION_REQUIRED (below); elsewhere it is refused like any unreadable credential.
   if (mode !== 'member' && malformed(headers)) fail('UNAUTHORIZED', MALFORMED_MESSAGE, { next: MALFORMED_NEXT });
-  const token = bearer ?? headers['x-commons-guest-token'] ?? null;
+  const session = opts.sessionToken !== undefined;
+  const token = opts.sessionToken ?? bearer ?? headers['x-commons-guest-token'] ?? null;
   let caller: Caller = { kind: 'anonymous' };
   // A credential that is presented but unknown, revoked or expired answers 401 on every route,
   // also where one is optional, so an agent learns its token is dead (DECISIONS.md "Reliability
@@ -101,6 +123,10 @@ export async function resolveCaller(
     const g = await resolveGuest(ctx, token);
     if (g === null)
       return fail('UNAUTHORIZED', 'this guest token is unknown or expired; send no token for a new guest', { next: STALE_GUEST_NEXT });
+    if (g.provisional && session) {
+      if (!(await claimGuest(ctx, guests, g.guestNumber))) fail('UNAUTHORIZED', CLAIMED_MESSAGE, { next: STALE_GUEST_NEXT });
+      return { caller: { kind: 'guest', guestNumber: g.guestNumber } };
+    }
     // A provisional number never wrote anything: where no guest is wanted (registration) it is
     // no one's, and nothing is claimed or issued.
     if (g.provisional && mode === 'none' && opts.issueGuest === false) return { caller: { kind: 'anonymous' } };
@@ -111,9 +137,9 @@ export async function resolveCaller(
     }
     if (g.provisional && mode !== 'member') return { caller: { kind: 'guest', guestNumber: g.guestNumber }, provisional: true };
     caller = { kind: 'guest', guestNumber: g.guestNumber };
-  } else if (token && (mode === 'member' || !isOperatorToken(ctx, token))) {
+  } else if (session || (token && (mode === 'member' || !isOperatorToken(ctx, token)))) {
     // The operator token is a known credential where anyone may call (/metrics reads it;
-    // DECISIONS.md "Operator"), never a member's.
+    // DECISIONS.md "Operator"), never a member's nor a stream session's.
     fail('UNAUTHORIZED', 'unrecognised token: member tokens start with cmn_, guest tokens with cmg_');
   }
   if (mode === 'member' && caller.kind !== 'member') {

@@ -7,8 +7,12 @@
 // the answer is the page's bytes stamped now, or 304 when If-None-Match names its ETag. Anything
 // else (an owned guest token, a token to look up, a malformed header, counters in Redis, a
 // refusal, a page to build from the database) returns null and takes the general pipeline, which
-// answers the same request the same way.
-import { randomUUID } from 'node:crypto';
+// answers the same request the same way (the same headers; test/e2e/fast-read.test.ts compares).
+//
+// Per request this allocates little: no header object (the answer names its few variable headers;
+// the constant ones are written from one list by uws.ts), the client address read only when an
+// anonymous read needs its provisional guest or the limits count it, an empty query's validation
+// done once per route.
 import type { GuestIssuer, IssuedGuest } from '../../domain/guests.js';
 import type { Ctx } from '../../domain/ports.js';
 import { memberForReadNow } from '../../domain/token-cache.js';
@@ -17,16 +21,39 @@ import { bearerOf } from './auth.js';
 import { clientAddress } from './client-ip.js';
 import { classify, type RateLimits } from './limits.js';
 import type { PromMetrics } from './metrics.js';
-import { pageAnswer } from './pages.js';
-import { announce, CORS, type RawRequest, type RawResponse } from './pipeline.js';
+import { type Page, pageStatus } from './pages.js';
+import { guestHeaders } from './pipeline.js';
 import type { AnyRoute } from './route.js';
 import type { Router } from './router.js';
 
+/** What the lean path needs of a request: the peer address is read only when needed (a system call). */
+export interface LeanRequest {
+  method: string;
+  path: string;
+  query: string;
+  headers: Record<string, string>;
+  peer(): string;
+}
+
+/** A page's answer: 200 with its bytes stamped now, or 304. `extra` holds the variable headers as
+ * name, value pairs (guest announcement, rate-limit state); CORS, request id, ETag, cache-control
+ * and content type are written by the socket layer (uws.ts `writeLean`). */
+export interface LeanAnswer {
+  status: 200 | 304;
+  etag: string;
+  extra: readonly string[];
+  body: Buffer | '';
+}
+
 export interface FastRead {
-  (raw: RawRequest): RawResponse | null;
+  (raw: LeanRequest): LeanAnswer | null;
   /** Requests answered by the lean path (the rest took the general pipeline). */
   answered: number;
 }
+
+const NONE: readonly string[] = [];
+
+type Observer = { observe(seconds: number): void };
 
 export function createFastRead(
   ctx: Ctx,
@@ -35,33 +62,45 @@ export function createFastRead(
   limits: RateLimits | undefined,
   metrics: PromMetrics | undefined,
 ): FastRead {
-  // Exact paths of routes with a `cached` hook: a map lookup instead of the trie walk.
-  const cachedRoutes = new Map<string, AnyRoute>();
-  for (const r of router.routes)
-    if (r.method === 'GET' && r.cached && r.auth === 'none' && !r.path.includes('{')) cachedRoutes.set(r.path, r);
+  // Exact paths of routes with a `cached` hook: a map lookup instead of the trie walk. An empty
+  // query is validated once per route (its defaults do not change).
+  // Their metric children are kept with them (no label lookup per request).
+  const cachedRoutes = new Map<string, { route: AnyRoute; empty: unknown; ok?: Observer; same?: Observer }>();
+  for (const r of router.routes) {
+    if (r.method !== 'GET' || !r.cached || r.auth !== 'none' || r.path.includes('{')) continue;
+    const empty = r.query ? r.query.safeParse({}) : { success: true, data: {} };
+    const observers = metrics ? { ok: metrics.requestChild('GET', r.path, 200), same: metrics.requestChild('GET', r.path, 304) } : {};
+    cachedRoutes.set(r.path, { route: r, empty: empty.success ? empty.data : null, ...observers });
+  }
   const fastRead: FastRead = Object.assign(
-    (raw: RawRequest): RawResponse | null => {
+    (raw: LeanRequest): LeanAnswer | null => {
       const started = metrics ? performance.now() : 0;
-      const r = cachedRoutes.get(raw.path);
+      const hit = cachedRoutes.get(raw.path);
       // Only GET: uWS counts a HEAD answer (endWithoutBody) as unanswered unless an abort handler is attached.
-      if (!r || raw.method !== 'GET') return null;
-      const parsed = r.query ? r.query.safeParse(raw.query === '' ? {} : Object.fromEntries(new URLSearchParams(raw.query))) : null;
-      if (parsed && !parsed.success) return null;
-      const page = r.cached?.(parsed ? parsed.data : {}, ctx);
+      if (!hit || raw.method !== 'GET') return null;
+      const r = hit.route;
+      let query = hit.empty;
+      if (raw.query !== '' && r.query) {
+        const parsed = r.query.safeParse(Object.fromEntries(new URLSearchParams(raw.query)));
+        if (!parsed.success) return null;
+        query = parsed.data;
+      }
+      if (query === null) return null;
+      const page = r.cached?.(query, ctx);
       if (!page) return null;
-      const headers: Record<string, string> = { ...CORS, 'x-request-id': randomUUID() };
-      // The caller: it decides only the guest headers of an open read.
-      const bearer = bearerOf(raw.headers);
+      const headers = raw.headers;
+      const bearer = bearerOf(headers);
       // A malformed Authorization header is answered 401 by the general pipeline.
-      if (raw.headers.authorization !== undefined && bearer === null) return null;
-      const token = bearer ?? raw.headers['x-commons-guest-token'] ?? null;
-      const ip = clientAddress(ctx.config.trustProxy, raw.ip, raw.headers['x-forwarded-for']);
-      let issued: IssuedGuest | null = null;
+      if (headers.authorization !== undefined && bearer === null) return null;
+      const token = bearer ?? headers['x-commons-guest-token'] ?? null;
+      const needsIp = token === null || limits !== undefined;
+      const ip = needsIp ? clientAddress(ctx.config.trustProxy, raw.peer(), headers['x-forwarded-for']) : '';
+      let extra = NONE;
       if (token === null) {
         // The address's provisional guest (src/domain/guests.ts), when it is already known.
         const p = guests.provisional(ip);
         if (p instanceof Promise) return null;
-        issued = p;
+        extra = guestPairs(p);
       } else if (token.startsWith(MEMBER_PREFIX)) {
         // A token found in the cache was verified by the general path, which marked it for the limits.
         if (!memberForReadNow(ctx, token)) return null;
@@ -73,16 +112,33 @@ export function createFastRead(
       if (limits) {
         const cls = classify('GET', r);
         if (cls === 'read') {
-          if (!limits.countReadNow(ip, headers)) return null;
+          const state = limits.countReadNow(ip);
+          if (!state) return null;
+          extra = [...state, ...extra];
         } else if (cls !== 'none') return null;
       }
-      if (issued) announce(headers, { issued });
-      const out = pageAnswer(page, raw.headers['if-none-match'], headers);
-      metrics?.observeRequest(raw.method, r.path, out.status, (performance.now() - started) / 1000);
+      const out = leanAnswer(page, headers['if-none-match'], extra);
+      (out.status === 200 ? hit.ok : hit.same)?.observe((performance.now() - started) / 1000);
       fastRead.answered++;
       return out;
     },
     { answered: 0 },
   );
   return fastRead;
+}
+
+// The announcement of a provisional guest, made once per issued guest (the issuer hands out the
+// same object until it signs the token again).
+const announced = new WeakMap<IssuedGuest, readonly string[]>();
+function guestPairs(g: IssuedGuest): readonly string[] {
+  let pairs = announced.get(g);
+  if (!pairs) {
+    pairs = guestHeaders(g);
+    announced.set(g, pairs);
+  }
+  return pairs;
+}
+
+function leanAnswer(page: Page, ifNoneMatch: string | undefined, extra: readonly string[]): LeanAnswer {
+  return { ...pageStatus(page, ifNoneMatch), etag: page.etag, extra };
 }

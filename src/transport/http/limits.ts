@@ -186,22 +186,25 @@ export class RateLimits {
 
   /**
    * Counts a read at once, for the lean read path (src/transport/http/fast-read.ts), when the
-   * counters live in this process's memory: true when counted and allowed (headers set), false
-   * when the general path must decide (counters in Redis, or a refusal, which the general path
+   * counters live in this process's memory: the RateLimit headers (name, value pairs) when counted
+   * and allowed, null when the general path must decide (counters in Redis, or a refusal, which the general path
    * answers and re-blocks; it counts that request once more, which changes nothing for a key that
    * is already spent). The same counter as `enforce` (rate-limiter-flexible 11.4's in-memory store,
    * reached directly because its `consume` always answers through a promise).
    */
-  countReadNow(ip: string, headers: Record<string, string>): boolean {
+  countReadNow(ip: string): [string, string, string, string] | null {
     const limiter = this.limiters.get('read');
-    if (!(limiter instanceof RateLimiterMemory)) return false;
+    if (!(limiter instanceof RateLimiterMemory)) return null;
     const inner = limiter as unknown as MemoryInternals;
     const res = inner._memoryStorage.incrby(inner.getKey(ipKey(ip)), 1, this.policies.read.durationS);
     const { points, durationS } = this.policies.read;
-    if (res.consumedPoints > points) return false;
-    headers['ratelimit-policy'] = `"read";q=${points};w=${durationS}`;
-    headers.ratelimit = `"read";r=${points - res.consumedPoints};t=${Math.ceil(res.msBeforeNext / 1000)}`;
-    return true;
+    if (res.consumedPoints > points) return null;
+    return [
+      'ratelimit-policy',
+      `"read";q=${points};w=${durationS}`,
+      'ratelimit',
+      `"read";r=${points - res.consumedPoints};t=${Math.ceil(res.msBeforeNext / 1000)}`,
+    ];
   }
 
   /** Counts the request; sets the headers; throws RATE_LIMITED when any of its limits is spent. */

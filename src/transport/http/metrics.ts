@@ -136,17 +136,28 @@ export class PromMetrics implements Metrics {
 
   /** Label children per (method, route, status): bounded by the route table, and spares hashing
    * the labels on every request (a hot path). */
-  private readonly children = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
+  private readonly children = new Map<string, { observe(seconds: number): void }>();
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
+    this.requestChild(method, route, status).observe(seconds);
+  }
+
+  /** The counter and histogram children of one (method, route, status), to keep on a hot path. */
+  requestChild(method: string, route: string, status: number): { observe(seconds: number): void } {
     const key = `${method} ${route} ${status}`;
     let c = this.children.get(key);
     if (!c) {
-      c = { count: this.requests.labels(method, route, String(status)), time: this.latency.labels(method, route) };
+      const count = this.requests.labels(method, route, String(status));
+      const time = this.latency.labels(method, route);
+      c = {
+        observe(seconds: number) {
+          count.inc();
+          time.observe(seconds);
+        },
+      };
       this.children.set(key, c);
     }
-    c.count.inc();
-    c.time.observe(seconds);
+    return c;
   }
 
   async render(): Promise<{ contentType: string; body: string }> {

@@ -78,8 +78,14 @@ export class EtagMemo {
   }
 }
 
-/** A page's answer, the same from the lean read path and the general pipeline: 304 with the ETag
- * when If-None-Match names it, else its bytes stamped now; revalidated on every use (no-cache). */
+/** What a page answers, the same on the lean read path (fast-read.ts) and the general pipeline:
+ * 304 and no body when If-None-Match names its ETag, else its bytes stamped now. */
+export function pageStatus(page: Page, ifNoneMatch: string | undefined): { status: 200 | 304; body: Buffer | '' } {
+  return etagMatches(ifNoneMatch, page.etag) ? { status: 304, body: '' } : { status: 200, body: pageBody(page) };
+}
+
+/** A page's answer for the general pipeline: `pageStatus` with the ETag, revalidated on every use
+ * (no-cache), typed JSON when it has a body (the lean path writes the same headers, uws.ts). */
 export function pageAnswer(
   page: Page,
   ifNoneMatch: string | undefined,
@@ -87,7 +93,7 @@ export function pageAnswer(
 ): { status: number; headers: Record<string, string>; body: string | Buffer } {
   headers.etag = page.etag;
   headers['cache-control'] ??= 'no-cache';
-  if (etagMatches(ifNoneMatch, page.etag)) return { status: 304, headers, body: '' };
-  headers['content-type'] = 'application/json; charset=utf-8';
-  return { status: 200, headers, body: pageBody(page) };
+  const { status, body } = pageStatus(page, ifNoneMatch);
+  if (status === 200) headers['content-type'] = 'application/json; charset=utf-8';
+  return { status, headers, body };
 }

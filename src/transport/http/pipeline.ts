@@ -157,9 +157,17 @@ function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: Ra
 /** A guest issued to this request is announced in its answer, also when the operation failed. */
 export function announce(headers: Record<string, string>, op: Pick<OperationOut, 'issued'>): void {
   if (!op.issued) return;
-  headers['x-commons-guest'] = op.issued.number;
-  headers['x-commons-guest-token'] = op.issued.token;
+  const pairs = guestHeaders(op.issued);
+  for (let i = 0; i < pairs.length; i += 2) headers[pairs[i] as string] = pairs[i + 1] as string;
 }
+
+/** The headers announcing a guest, as name, value pairs (also written by the lean read path). */
+export const guestHeaders = (g: { number: string; token: string }): string[] => [
+  'x-commons-guest',
+  g.number,
+  'x-commons-guest-token',
+  g.token,
+];
 
 function faultOf(err: unknown): { type: string; message: string; code?: string } {
   const e = err as { name?: unknown; message?: unknown; code?: unknown } | null;

@@ -1,9 +1,12 @@
 // The only code that touches uWS HTTP types (STYLE.md 1): read the request synchronously, set an
 // abort flag, stream the body with a 64 KiB cap (413 while reading), write inside cork.
+
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import { randomUUID } from 'node:crypto';
 import { CommonsError } from '../../domain/errors.js';
 import { errorBody, STATUS_OF, statusLine } from './envelope.js';
-import { MAX_BODY_BYTES, type RawRequest, type RawResponse } from './pipeline.js';
+import type { FastRead, LeanAnswer } from './fast-read.js';
+import { CORS, MAX_BODY_BYTES, type RawRequest, type RawResponse } from './pipeline.js';
 
 export interface InFlight {
   count: number;
@@ -19,12 +22,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * single read; this makes the limit the same either way (docs/operator.md). */
 export const MAX_HEADER_BYTES = 8 * 1024;
 
-export function mountHttp(
-  app: TemplatedApp,
-  handle: (r: RawRequest) => Promise<RawResponse>,
-  inflight: InFlight,
-  fast?: (r: RawRequest) => RawResponse | null,
-): void {
+export function mountHttp(app: TemplatedApp, handle: (r: RawRequest) => Promise<RawResponse>, inflight: InFlight, fast?: FastRead): void {
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
     const state: StreamState = { aborted: false, done: false };
     const headers: Record<string, string> = {};
@@ -55,21 +53,18 @@ export function mountHttp(
       send(res, state, { status: 503, headers, body: errorBody(err, '') }, inflight, true);
       return;
     }
-    const raw: RawRequest = {
-      method: req.getMethod().toUpperCase(),
-      path: req.getUrl(),
-      query: req.getQuery() ?? '',
-      headers,
-      body: null,
-      ip: Buffer.from(res.getRemoteAddressAsText()).toString(),
-    };
+    const method = req.getMethod().toUpperCase();
+    const path = req.getUrl();
+    const query = req.getQuery() ?? '';
     // A read answered at once is written here, inside this callback (uWS corks it): no abort
-    // handler, no promise (src/transport/http/fast-read.ts).
-    const now = fast?.(raw);
-    if (now) {
-      write(res, now, false, false);
+    // handler, no promise (src/transport/http/fast-read.ts). The peer address costs a system call:
+    // the lean path reads it only when it needs it.
+    const lean = fast?.({ method, path, query, headers, peer: () => peerOf(res) });
+    if (lean) {
+      writeLean(res, lean);
       return;
     }
+    const raw: RawRequest = { method, path, query, headers, body: null, ip: peerOf(res) };
     res.onAborted(() => {
       state.aborted = true;
       state.wake?.();
@@ -160,6 +155,23 @@ function send(res: HttpResponse, state: StreamState, out: RawResponse, inflight:
   }
   res.cork(() => write(res, out, close || inflight.stopping === true, head));
   finish(inflight, state);
+}
+
+const peerOf = (res: HttpResponse): string => Buffer.from(res.getRemoteAddressAsText()).toString();
+
+// The headers every lean answer has, as name, value pairs (written from constants: no object per request).
+const LEAN_HEADERS: readonly string[] = Object.entries(CORS).flat();
+
+/** A lean read's answer (fast-read.ts): the same headers the general pipeline writes for a page. */
+function writeLean(res: HttpResponse, a: LeanAnswer): void {
+  res.writeStatus(a.status === 200 ? '200 OK' : '304 Not Modified');
+  for (let i = 0; i < LEAN_HEADERS.length; i += 2) res.writeHeader(LEAN_HEADERS[i] as string, LEAN_HEADERS[i + 1] as string);
+  res.writeHeader('x-request-id', randomUUID());
+  for (let i = 0; i < a.extra.length; i += 2) res.writeHeader(a.extra[i] as string, a.extra[i + 1] as string);
+  res.writeHeader('etag', a.etag);
+  res.writeHeader('cache-control', 'no-cache');
+  if (a.status === 200) res.writeHeader('content-type', 'application/json; charset=utf-8');
+  res.end(a.body, false);
 }
 
 function write(res: HttpResponse, out: RawResponse, closing: boolean, head: boolean): void {

@@ -1,7 +1,7 @@
 // Push delivery of each emission to every active subscription: signed, retried with exponential
 // backoff (5 tries) from a durable outbox, a subscription paused after 20 failed deliveries in a
 // row. Nothing here is awaited by the scheduler tick: a slow or hanging callback only ever costs
-// its own timeout.
+// its own timeout. The outbox runner (src/actors/outbox-runner.ts) claims the rows and retries.
 import http from 'node:http';
 import https from 'node:https';
 import type { Ctx } from '../../domain/ports.js';
@@ -86,139 +86,37 @@ export interface DelivererOptions {
   timeoutMs: number;
 }
 
-/** Due rows claimed per pass; each is leased for its POST's timeout and a margin. */
-const CLAIM = 50;
-
 /**
- * Delivers through the durable outbox (sql/013_push_outbox.sql; DECISIONS.md "Reliability
- * promises"): an emission becomes one row per active subscription, each try is counted in its row
- * and the next is due after the backoff, so a node killed between tries loses none; every node
- * drains due rows (leased while posted), and a restarted node resumes what is left.
+ * One try of one push outbox row (sql/013_push_outbox.sql; DECISIONS.md "Reliability promises"),
+ * run by the push deliverer (src/actors/deliverers.ts): an emission becomes one row per active
+ * subscription, each try is counted in its row and the next is due after the backoff, so a node
+ * killed between tries loses none. Resolves to when the runner should look again.
  */
-export class PushDeliverer {
-  private readonly abort = new AbortController();
-  private readonly running = new Set<Promise<void>>();
-  private stopped = false;
-  private timer: NodeJS.Timeout | null = null;
-  private timerAt = Number.POSITIVE_INFINITY;
-  private draining: Promise<void> | null = null;
-  private again = false;
-
-  constructor(
-    private readonly ctx: Ctx,
-    private readonly opts: DelivererOptions,
-  ) {}
-
-  /** Resumes deliveries a previous run left in the outbox. */
-  start(): void {
-    this.kick();
-  }
-
-  /** Starts delivering an emission whose outbox rows its own transaction wrote (src/domain/signal.ts). */
-  dispatch(): void {
-    this.kick();
-  }
-
-  /** Resolves when the outbox holds nothing more to try (tests and shutdown). */
-  async idle(): Promise<void> {
-    for (;;) {
-      while (this.running.size > 0) await Promise.allSettled([...this.running]);
-      if (this.draining) {
-        await this.draining;
-        continue;
-      }
-      const p = await outbox.pending(this.ctx);
-      if (p.n === 0 || this.stopped) return;
-      await new Promise((ok) => setTimeout(ok, Math.max(5, Math.min(p.dueInMs ?? 10, 50))));
-      this.kick();
-    }
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.abort.abort();
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.draining;
-    while (this.running.size > 0) await Promise.allSettled([...this.running]);
-  }
-
-  private track(p: Promise<void>): void {
-    const q = p.catch((err: unknown) => this.ctx.log.warn({ err }, 'push delivery failed'));
-    this.running.add(q);
-    void q.finally(() => this.running.delete(q));
-  }
-
-  private kick(): void {
-    if (this.stopped) return;
-    if (this.draining) {
-      this.again = true;
-      return;
-    }
-    this.draining = this.drain()
-      .catch((err: unknown) => this.ctx.log.warn({ err }, 'push outbox pass failed; retried'))
-      .finally(() => {
-        this.draining = null;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        } else void this.wakeForNext();
-      });
-  }
-
-  private async drain(): Promise<void> {
-    while (!this.stopped) {
-      const rows = await outbox.claimDue(this.ctx, CLAIM, this.opts.timeoutMs + 1000);
-      for (const row of rows) this.track(this.attempt(row));
-      if (rows.length < CLAIM) return;
-    }
-  }
-
-  /** Sleeps until the earliest row is due (a try that fails also wakes it after its backoff). */
-  private async wakeForNext(): Promise<void> {
-    const p = await outbox.pending(this.ctx).catch(() => ({ n: 1, dueInMs: this.opts.backoffBaseMs }));
-    if (p.n > 0) this.wakeIn(Math.max(0, p.dueInMs ?? this.opts.backoffBaseMs));
-  }
-
-  private wakeIn(ms: number): void {
-    if (this.stopped) return;
-    const at = Date.now() + ms;
-    if (this.timer && this.timerAt <= at) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.timerAt = Number.POSITIVE_INFINITY;
-      this.kick();
-    }, ms);
-    this.timer.unref();
-  }
-
-  private async attempt(row: outbox.OutboxRow): Promise<void> {
-    const ts = Math.floor(this.ctx.clock.now().getTime() / 1000);
+export function pushAttempt(ctx: Ctx, opts: DelivererOptions) {
+  return async (row: outbox.OutboxRow, signal: AbortSignal): Promise<number | null> => {
+    const ts = Math.floor(ctx.clock.now().getTime() / 1000);
     const last = await postJson(row.callback_url, signatureHeaders(row.secret, row.emission_id, ts, row.body), row.body, {
-      timeoutMs: this.opts.timeoutMs,
-      allowPrivate: this.ctx.config.allowPrivateCallbacks,
-      signal: this.abort.signal,
+      timeoutMs: opts.timeoutMs,
+      allowPrivate: ctx.config.allowPrivateCallbacks,
+      signal,
     });
     // Stopping: the row stays, and the next run (this node's or another's) tries it again.
-    if (this.stopped && !last.ok) return;
+    if (signal.aborted && !last.ok) return null;
     if (last.ok) {
       // Recorded before the row goes: a node killed in between delivers again (at least once;
       // receivers dedupe by webhook-id), never loses the delivery.
-      await subs.recordDeliverySuccess(this.ctx, row.subscription_id, last.status);
-      await outbox.done(this.ctx, row.subscription_id, row.emission_id);
-      return;
+      await subs.recordDeliverySuccess(ctx, row.subscription_id, last.status);
+      await outbox.done(ctx, row.subscription_id, row.emission_id);
+      return null;
     }
     if (row.attempts >= TRIES) {
-      const { paused } = await subs.recordDeliveryFailure(this.ctx, row.subscription_id, last.status, PAUSE_AFTER);
-      await outbox.done(this.ctx, row.subscription_id, row.emission_id);
-      if (paused)
-        this.ctx.log.warn({ subscription: row.subscription_id }, `push subscription paused after ${PAUSE_AFTER} failed deliveries`);
-      return;
+      const { paused } = await subs.recordDeliveryFailure(ctx, row.subscription_id, last.status, PAUSE_AFTER);
+      await outbox.done(ctx, row.subscription_id, row.emission_id);
+      if (paused) ctx.log.warn({ subscription: row.subscription_id }, `push subscription paused after ${PAUSE_AFTER} failed deliveries`);
+      return null;
     }
-    const wait = this.opts.backoffBaseMs * 2 ** (row.attempts - 1);
-    await outbox.retryAfter(this.ctx, row.subscription_id, row.emission_id, wait);
-    this.wakeIn(wait);
-  }
+    const wait = opts.backoffBaseMs * 2 ** (row.attempts - 1);
+    await outbox.retryAfter(ctx, row.subscription_id, row.emission_id, wait);
+    return wait;
+  };
 }

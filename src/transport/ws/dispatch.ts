@@ -1,12 +1,11 @@
 // The one dispatch point for client ops (STYLE.md 3): validate the frame with its schema, then one
 // small handler per op. Every op may carry `ref`; the answer is ack {ref, data} or error {ref, error}.
 import { randomUUID } from 'node:crypto';
-import type { Caller } from '../../domain/caller.js';
 import { CommonsError, type FieldIssue, fail } from '../../domain/errors.js';
-import { type GuestIssuer, ownGuest, resolveGuestToken } from '../../domain/guests.js';
-import { resolveMemberToken } from '../../domain/identity.js';
+import { type GuestIssuer, ownGuest } from '../../domain/guests.js';
 import type { BusMessage, Ctx } from '../../domain/ports.js';
-import { formatGuest, formatMember, GUEST_PREFIX, MEMBER_PREFIX } from '../../domain/tokens.js';
+import { formatGuest, formatMember } from '../../domain/tokens.js';
+import { resolveCaller } from '../http/auth.js';
 import { toCommonsError } from '../http/envelope.js';
 import { type RateLimits, tokenKey } from '../http/limits.js';
 import type { AnyRoute } from '../http/route.js';
@@ -127,17 +126,9 @@ async function run(env: DispatchEnv, ws: Socket, route: AnyRoute, body: unknown)
 
 async function auth(env: DispatchEnv, ws: Socket, token: string) {
   const s = ws.getUserData();
-  // Members as on every write (the database, src/domain/identity.ts); a guest token claims a
-  // provisional number first (src/domain/guests.ts), so the session writes as its own guest.
-  let caller: Caller | null = null;
-  if (token.startsWith(MEMBER_PREFIX)) {
-    const member = await resolveMemberToken(env.ctx, token);
-    if (member) caller = { kind: 'member', member };
-  } else if (token.startsWith(GUEST_PREFIX)) {
-    const guestNumber = await resolveGuestToken(env.ctx, token, env.guests);
-    if (guestNumber !== null) caller = { kind: 'guest', guestNumber };
-  }
-  if (!caller) return fail('UNAUTHORIZED', 'this token is unknown, expired, revoked or rotated away');
+  // The pipeline's resolution (src/transport/http/auth.ts), as for a write: a provisional guest
+  // claims its number first, so the session writes as its own guest.
+  const { caller } = await resolveCaller(env.ctx, env.guests, {}, 'none', { sessionToken: token });
   if (!s.open) return null;
   // Another identity's session leaves the inbox it had joined (each session sees only its own).
   if (caller.kind !== 'member' || s.caller.kind !== 'member' || caller.member.id !== s.caller.member.id) env.inbox.unsubscribe(ws);

@@ -5,15 +5,16 @@ import type { BusMessage } from '../../domain/ports.js';
 import { byteLength, type Encoding, encode } from './codec.js';
 import { type Frame, MAX_FRAME_BYTES, tooLargeFrame } from './frames.js';
 
+// Every field is set when the session is made (stream.ts), so each session keeps one shape and
+// no property store of its own: an idle connection's memory is mostly this object (BENCHMARKS.md).
 export interface Session {
-  id: string;
   encoding: Encoding;
   caller: Caller;
   /** A guest identity issued for this connection, announced in hello. */
   issued: { number: string; token: string } | null;
   /** The guest number is the provisional one of the peer's address, shared with its other readers:
    * the first chat claims it or takes one of its own (src/domain/guests.ts). */
-  provisional?: boolean;
+  provisional: boolean;
   open: boolean;
   /** Seen a pong or a frame since the last ping. */
   alive: boolean;
@@ -24,7 +25,7 @@ export interface Session {
    * replay: most sessions never replay, and an idle session should cost little memory). */
   replaying: Map<string, BusMessage[]> | null;
   /** The session's op budget (dispatch.ts), created at its first op. */
-  budget?: { tokens: number; at: number };
+  budget: { tokens: number; at: number } | null;
 }
 
 export type Socket = WebSocket<Session>;

@@ -5,7 +5,7 @@
 import uWS, { type HttpRequest, type HttpResponse, type TemplatedApp, type us_socket_context_t } from 'uWebSockets.js';
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../../domain/caller.js';
-import type { GuestIssuer } from '../../domain/guests.js';
+import type { GuestIssuer, IssuedGuest } from '../../domain/guests.js';
 import { REVOKED_TOPIC } from '../../domain/operator.js';
 import type { Ctx } from '../../domain/ports.js';
 import { formatGuest, formatMember } from '../../domain/tokens.js';
@@ -93,7 +93,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
       perAddress.set(a, (perAddress.get(a) ?? 0) + 1);
       ctx.metrics.wsSessions.inc();
       const s = ws.getUserData();
-      send(ws, helloFrame(s.id, helloInfo(s)));
+      send(ws, helloFrame(randomUUID(), helloInfo(s)));
       // The issued guest token is told once, in hello; the session need not keep it.
       s.issued = null;
     },
@@ -141,7 +141,9 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     const offered = (headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
     const encoding = offered.includes(MSGPACK_PROTOCOL) ? 'msgpack' : 'json';
     const protocol = encoding === 'msgpack' ? MSGPACK_PROTOCOL : offered.includes(JSON_PROTOCOL) ? JSON_PROTOCOL : '';
-    const ip = clientAddress(ctx.config.trustProxy, Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for']);
+    const ip = intern(
+      clientAddress(ctx.config.trustProxy, Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for']),
+    );
     if (deps.limits && (perAddress.get(ipKey(ip)) ?? 0) >= SESSIONS_PER_ADDRESS) {
       res.cork(() => {
         res.writeStatus(statusLine(429)).writeHeader('content-type', 'application/json; charset=utf-8').writeHeader('retry-after', '60');
@@ -156,16 +158,17 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
       return;
     }
     const bearer = bearerOf(headers);
-    const session = (caller: Caller, issued: Session['issued']): Session => ({
-      id: randomUUID(),
+    const session = (caller: Caller, issued: Session['issued'], provisional: boolean): Session => ({
       encoding,
       caller,
       issued,
+      provisional,
       open: true,
       alive: true,
       ip,
       memberKey: caller.kind === 'member' && bearer ? tokenKey(bearer) : null,
       replaying: null,
+      budget: null,
     });
     // A connection with no credential watches as the provisional guest of its address, as an
     // anonymous HTTP read does (its first chat takes a number of its own; src/domain/guests.ts).
@@ -176,10 +179,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
         refuse(res, 503, 'UNAVAILABLE');
         return;
       }
-      const { guestNumber, number, token } = fresh;
-      const s = session({ kind: 'guest', guestNumber }, { number, token });
-      s.provisional = true;
-      res.upgrade(s, key, protocol, extensions, context);
+      res.upgrade(session(provisionalCaller(fresh), fresh, true), key, protocol, extensions, context);
       return;
     }
     let aborted = false;
@@ -198,9 +198,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
         // response state and can shut the fresh socket down (the client sees 1006). Outside a cork
         // the upgrade ends the HTTP response while its state is still valid; uWS.js prints a
         // warning for it, which only this path (a credential to look up) pays.
-        const s = session(caller, issued ?? null);
-        if (provisional) s.provisional = true;
-        res.upgrade(s, key, protocol, extensions, context);
+        res.upgrade(session(caller, issued ?? null, provisional === true), key, protocol, extensions, context);
       },
       (err: unknown) => {
         if (aborted) return;
@@ -264,6 +262,26 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
       inbox.close();
     },
   };
+}
+
+// Sessions from one address share its string, and the provisional guest's sessions share one
+// caller (callers are replaced, never changed in place): less memory per idle connection.
+const addresses = new Map<string, string>();
+function intern(ip: string): string {
+  const known = addresses.get(ip);
+  if (known !== undefined) return known;
+  if (addresses.size >= 10_000) addresses.clear();
+  addresses.set(ip, ip);
+  return ip;
+}
+const callers = new WeakMap<IssuedGuest, Caller>();
+function provisionalCaller(g: IssuedGuest): Caller {
+  let c = callers.get(g);
+  if (!c) {
+    c = { kind: 'guest', guestNumber: g.guestNumber };
+    callers.set(g, c);
+  }
+  return c;
 }
 
 function helloInfo(s: Session): Record<string, unknown> {
