@@ -58,6 +58,12 @@ export function summarise(dir, suites) {
     if (total === 0) fail(`the ${name} suite ran no test`);
     if (!r.success && f === 0) fail(`the ${name} suite failed outside a test`);
     for (const tr of r.testResults) {
+      // Each failed test by name, with the first line of its failure, so the run's tail says which.
+      for (const a of tr.assertionResults ?? []) {
+        if (a.status !== 'failed') continue;
+        const why = String((a.failureMessages ?? [])[0] ?? '').split('\n')[0].slice(0, 240);
+        problems.push(`the ${name} suite: FAILED ${basename(tr.name)} > ${a.fullName}: ${why}`);
+      }
       if (tr.status === 'failed' && !(tr.assertionResults ?? []).some((a) => a.status === 'failed')) {
         fail(`the ${name} suite: ${tr.name} failed to load or run: ${String(tr.message ?? '').slice(0, 300)}`);
       }
