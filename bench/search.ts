@@ -47,7 +47,7 @@ const KINDS: [string, string[]][] = [
 ];
 
 /** One statement: N messages of 12 words each, a second apart, by one guest author. */
-async function seed(sql: postgres.Sql, n: number): Promise<void> {
+export async function seed(sql: postgres.Sql, n: number): Promise<void> {
   await sql`SELECT setseed(0.42)`;
   await sql`
     INSERT INTO chat_messages (body, guest_number, guest_label, created_at)

@@ -1,6 +1,7 @@
 // Abuse of the stream (DECISIONS.md "Reliability promises"): every op spends from a per-session
 // budget, one address holds a bounded number of sessions, a replay is bounded (older history: `replay: "truncated"` and the REST pages), and a
 // heartbeat frame costs no database read. Both backends.
+import { request } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { OPS_BURST, REPLAY_MAX } from '../../src/transport/ws/dispatch.js';
 import { SESSIONS_PER_ADDRESS } from '../../src/transport/ws/stream.js';
@@ -93,6 +94,11 @@ it('heartbeat frames read no database: they go on while the identities table is 
 it('one address holds at most SESSIONS_PER_ADDRESS sessions: the next upgrade is refused 429, a closed one frees a place', async () => {
   const open = await Promise.all(Array.from({ length: SESSIONS_PER_ADDRESS }, () => StreamClient.open(s.url)));
   await expect(StreamClient.open(s.url)).rejects.toThrow(/upgrade refused: 429/);
+  // The refusal is the API's error envelope, with when to come back.
+  const refused = await rawUpgrade(s.url);
+  expect(refused.status).toBe(429);
+  expect(refused.headers['retry-after']).toBe('60');
+  expect(JSON.parse(refused.body)).toMatchObject({ success: false, error: { code: 'RATE_LIMITED', retry_after_s: 60 } });
   const last = open.pop() as StreamClient;
   last.close();
   await last.closed;
@@ -103,3 +109,33 @@ it('one address holds at most SESSIONS_PER_ADDRESS sessions: the next upgrade is
   again?.close();
   for (const c of open) c.close();
 });
+
+/** An upgrade request the server refuses, read as the plain HTTP answer it is. */
+function rawUpgrade(url: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  const u = new URL('/api/v1/stream', url);
+  return new Promise((ok, ko) => {
+    const req = request({
+      host: u.hostname,
+      port: u.port,
+      path: u.pathname,
+      headers: {
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      },
+    });
+    req.on('upgrade', (_res, socket) => {
+      socket.destroy();
+      ko(new Error('upgraded'));
+    });
+    req.on('response', (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (body += c));
+      res.on('end', () => ok({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', ko);
+    req.end();
+  });
+}

@@ -164,14 +164,18 @@ const LEAN_HEADERS: readonly string[] = Object.entries(CORS).flat();
 
 /** A lean read's answer (fast-read.ts): the same headers the general pipeline writes for a page. */
 function writeLean(res: HttpResponse, a: LeanAnswer): void {
-  res.writeStatus(a.status === 200 ? '200 OK' : '304 Not Modified');
-  for (let i = 0; i < LEAN_HEADERS.length; i += 2) res.writeHeader(LEAN_HEADERS[i] as string, LEAN_HEADERS[i + 1] as string);
+  res.writeStatus(statusLine(a.status));
+  writePairs(res, LEAN_HEADERS);
   res.writeHeader('x-request-id', randomUUID());
-  for (let i = 0; i < a.extra.length; i += 2) res.writeHeader(a.extra[i] as string, a.extra[i + 1] as string);
+  writePairs(res, a.extra);
   res.writeHeader('etag', a.etag);
   res.writeHeader('cache-control', 'no-cache');
   if (a.status === 200) res.writeHeader('content-type', 'application/json; charset=utf-8');
   res.end(a.body, false);
+}
+
+function writePairs(res: HttpResponse, pairs: readonly string[]): void {
+  for (let i = 0; i < pairs.length; i += 2) res.writeHeader(pairs[i] as string, pairs[i + 1] as string);
 }
 
 function write(res: HttpResponse, out: RawResponse, closing: boolean, head: boolean): void {

@@ -1,6 +1,7 @@
 // A stream session (uWS typed UserData) and the single send point where frames are encoded.
 import type { WebSocket } from 'uWebSockets.js';
 import type { Caller } from '../../domain/caller.js';
+import type { IssuedGuest } from '../../domain/guests.js';
 import type { BusMessage } from '../../domain/ports.js';
 import { byteLength, type Encoding, encode } from './codec.js';
 import { type Frame, MAX_FRAME_BYTES, tooLargeFrame } from './frames.js';
@@ -29,6 +30,38 @@ export interface Session {
 }
 
 export type Socket = WebSocket<Session>;
+
+/** A session with every field set at once (one shape for all sessions). */
+export function newSession(
+  encoding: Encoding,
+  caller: Caller,
+  issued: Session['issued'],
+  provisional: boolean,
+  ip: string,
+  memberKey: string | null,
+): Session {
+  return { encoding, caller, issued, provisional, open: true, alive: true, ip, memberKey, replaying: null, budget: null };
+}
+
+// Sessions from one address share its string, and the provisional guest's sessions share one
+// caller (callers are replaced, never changed in place): less memory per idle connection.
+const addresses = new Map<string, string>();
+export function intern(ip: string): string {
+  const known = addresses.get(ip);
+  if (known !== undefined) return known;
+  if (addresses.size >= 10_000) addresses.clear();
+  addresses.set(ip, ip);
+  return ip;
+}
+const callers = new WeakMap<IssuedGuest, Caller>();
+export function provisionalCaller(g: IssuedGuest): Caller {
+  let c = callers.get(g);
+  if (!c) {
+    c = { kind: 'guest', guestNumber: g.guestNumber };
+    callers.set(g, c);
+  }
+  return c;
+}
 
 export const uwsTopic = (topic: string, enc: Encoding): string => `${topic}|${enc}`;
 

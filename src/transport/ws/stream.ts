@@ -5,7 +5,8 @@
 import uWS, { type HttpRequest, type HttpResponse, type TemplatedApp, type us_socket_context_t } from 'uWebSockets.js';
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../../domain/caller.js';
-import type { GuestIssuer, IssuedGuest } from '../../domain/guests.js';
+import { CommonsError } from '../../domain/errors.js';
+import type { GuestIssuer } from '../../domain/guests.js';
 import { REVOKED_TOPIC } from '../../domain/operator.js';
 import type { Ctx } from '../../domain/ports.js';
 import { formatGuest, formatMember } from '../../domain/tokens.js';
@@ -19,7 +20,7 @@ import { Fanout } from './fanout.js';
 import { errorFrame, helloFrame, JSON_PROTOCOL, MAX_BACKPRESSURE_BYTES, MAX_FRAME_BYTES, MSGPACK_PROTOCOL } from './frames.js';
 import { InboxHub } from './inbox-hub.js';
 import type { StreamOps } from './ops.js';
-import { type Session, type Socket, send } from './session.js';
+import { intern, newSession, provisionalCaller, type Session, type Socket, send } from './session.js';
 import { type FeedRegistry, MEMBER_TOPICS, TOPICS } from './topics.js';
 
 export const STREAM_PATH = '/api/v1/stream';
@@ -147,29 +148,16 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     if (deps.limits && (perAddress.get(ipKey(ip)) ?? 0) >= SESSIONS_PER_ADDRESS) {
       res.cork(() => {
         res.writeStatus(statusLine(429)).writeHeader('content-type', 'application/json; charset=utf-8').writeHeader('retry-after', '60');
-        res.end(
-          JSON.stringify({
-            success: false,
-            error: { code: 'RATE_LIMITED', message: `at most ${SESSIONS_PER_ADDRESS} open stream sessions per address` },
-            timestamp: new Date().toISOString(),
-          }),
-        );
+        const err = new CommonsError('RATE_LIMITED', `at most ${SESSIONS_PER_ADDRESS} open stream sessions per address`, {
+          retryAfterS: 60,
+        });
+        res.end(errorBody(err, ''));
       });
       return;
     }
     const bearer = bearerOf(headers);
-    const session = (caller: Caller, issued: Session['issued'], provisional: boolean): Session => ({
-      encoding,
-      caller,
-      issued,
-      provisional,
-      open: true,
-      alive: true,
-      ip,
-      memberKey: caller.kind === 'member' && bearer ? tokenKey(bearer) : null,
-      replaying: null,
-      budget: null,
-    });
+    const session = (caller: Caller, issued: Session['issued'], provisional: boolean): Session =>
+      newSession(encoding, caller, issued, provisional, ip, caller.kind === 'member' && bearer ? tokenKey(bearer) : null);
     // A connection with no credential watches as the provisional guest of its address, as an
     // anonymous HTTP read does (its first chat takes a number of its own; src/domain/guests.ts).
     // When that number is known it is upgraded at once, inside this uWS callback (the common case).
@@ -262,26 +250,6 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
       inbox.close();
     },
   };
-}
-
-// Sessions from one address share its string, and the provisional guest's sessions share one
-// caller (callers are replaced, never changed in place): less memory per idle connection.
-const addresses = new Map<string, string>();
-function intern(ip: string): string {
-  const known = addresses.get(ip);
-  if (known !== undefined) return known;
-  if (addresses.size >= 10_000) addresses.clear();
-  addresses.set(ip, ip);
-  return ip;
-}
-const callers = new WeakMap<IssuedGuest, Caller>();
-function provisionalCaller(g: IssuedGuest): Caller {
-  let c = callers.get(g);
-  if (!c) {
-    c = { kind: 'guest', guestNumber: g.guestNumber };
-    callers.set(g, c);
-  }
-  return c;
 }
 
 function helloInfo(s: Session): Record<string, unknown> {
