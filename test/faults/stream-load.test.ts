@@ -99,8 +99,12 @@ describe('fan-out', () => {
     // next() took the last event off the queue; every other one is still there.
     expect(fast.events('posts').length).toBe(sent - 1);
     expect(await fast.request('ping')).toMatchObject({ op: 'pong' });
-    // The peer reads the close frame behind the megabytes queued before it.
-    expect(await slow.closed).toEqual({ code: 1013, reason: 'slow consumer: backpressure over 1 MiB' });
+    // The peer reads the close frame behind the megabytes queued before it, if it catches up before
+    // uSockets' timer frees them (0-4 s after the close): on a loaded machine (CI) the timer has
+    // fired first, and the peer saw 1006 (docs/reliability.md). Closed either way, never left open.
+    const closed = await slow.closed;
+    expect([1013, 1006]).toContain(closed.code);
+    if (closed.code === 1013) expect(closed.reason).toBe('slow consumer: backpressure over 1 MiB');
     fast.close();
     await s.close();
     console.log(JSON.stringify({ figures: 'stream-slow-consumer', heldUnderBytes: held, eventsSent: sent }));
