@@ -32,6 +32,8 @@ const badCursor = (): never =>
     fields: [{ path: 'query.before', message: 'pass next_cursor of the previous page unchanged' }],
   });
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 export const encodeCursor = (c: SearchCursor): string => Buffer.from(JSON.stringify([c.rank, c.at, c.type, c.id])).toString('base64url');
 
 export function decodeCursor(s: string): SearchCursor {
@@ -55,7 +57,7 @@ export function decodeCursor(s: string): SearchCursor {
     Number.isFinite(t) &&
     new Date(t).toISOString().slice(0, 19) === (at as string).slice(0, 19) &&
     (store.SEARCH_TYPES as readonly string[]).includes(type as string) &&
-    /^[0-9a-f-]{1,36}$/.test(id as string);
+    (type === 'ai' ? /^\d{1,19}$/ : UUID).test(id as string);
   return ok ? { rank: rank as string, at: at as string, type: type as SearchType, id: id as string } : badCursor();
 }
 
