@@ -208,14 +208,14 @@ describe('paging across types and the bound', () => {
   it('ties in rank and time are broken by id, the same way page by page as in one page', async () => {
     // Same words, same instant: only the id orders them (a uuid, compared within its type).
     await s.app.ctx.sql`INSERT INTO chat_messages (body, guest_number, guest_label, created_at)
-      SELECT 'quokka tie', 1, 'Seed', '2026-01-01T00:00:00Z' FROM generate_series(1, 7)`;
-    const all = ids(await find('quokka'));
+      SELECT 'numbat tie', 1, 'Seed', '2026-01-01T00:00:00Z' FROM generate_series(1, 7)`;
+    const all = ids(await find('numbat'));
     expect(all.length).toBe(7);
     expect([...all].sort().reverse()).toEqual(all);
     const walked: string[] = [];
     let before: string | undefined;
     for (let i = 0; i < 10; i++) {
-      const d = await find('quokka', { limit: 2, ...(before ? { before } : {}) });
+      const d = await find('numbat', { limit: 2, ...(before ? { before } : {}) });
       walked.push(...ids(d));
       if (d.next_cursor === null) break;
       before = d.next_cursor;
