@@ -40,19 +40,23 @@ const keyOf = (token: string): string => hash('sha256', token, 'base64');
 
 /** The member a token names when this node has it in memory and fresh, without waiting; undefined
  * when it must be looked up (`memberForRead`). */
-export function memberForReadNow(ctx: Ctx, token: string): IdentityRow | undefined {
-  const hit = cacheOf(ctx).get(keyOf(token));
+export const memberForReadNow = (ctx: Ctx, token: string): IdentityRow | undefined => fresh(ctx, keyOf(token));
+
+function fresh(ctx: Ctx, key: string): IdentityRow | undefined {
+  const hit = cacheOf(ctx).get(key);
   return hit && Date.now() - hit.at < TOKEN_CACHE_MS ? hit.member : undefined;
 }
 
-/** The member a token names, for a read on an open route; null when unknown. */
+/** The member a token names, for a read on an open route; null when unknown. The token is
+ * digested once: the key is the stored hash in base64. */
 export async function memberForRead(ctx: Ctx, token: string): Promise<IdentityRow | null> {
-  const hit = memberForReadNow(ctx, token);
+  const digest = hashToken(token);
+  const key = digest.toString('base64');
+  const hit = fresh(ctx, key);
   if (hit) return hit;
   const cache = cacheOf(ctx);
-  const key = keyOf(token);
   const now = Date.now();
-  const member = await ids.findByTokenHash(ctx.sql, hashToken(token));
+  const member = await ids.findByTokenHash(ctx.sql, digest);
   if (member) {
     if (cache.size >= MAX_ENTRIES) cache.clear();
     cache.set(key, { member, at: now });
