@@ -44,6 +44,19 @@ const find = async (q: string, opts: { type?: string; limit?: number; before?: s
   };
 };
 const ids = (d: { hits: { id: string }[] }) => d.hits.map((h) => h.id);
+type Hit = Awaited<ReturnType<typeof find>>['hits'][number];
+/** Every hit of `q`, page by page through next_cursor (at most `pages` pages). */
+const walk = async (q: string, limit: number, pages: number): Promise<Hit[]> => {
+  const hits: Hit[] = [];
+  let before: string | undefined;
+  for (let i = 0; i < pages; i++) {
+    const d = await find(q, { limit, ...(before ? { before } : {}) });
+    hits.push(...d.hits);
+    if (d.next_cursor === null) break;
+    before = d.next_cursor;
+  }
+  return hits;
+};
 const hide = async (target_type: string, target_id: string) => {
   const r = await s.call('POST', '/api/v1/operator/hide', { token: OP, body: { target_type, target_id, reason: 'test' } });
   expect(r.status, r.text).toBe(200);
@@ -171,14 +184,7 @@ describe('paging', () => {
   it('walks every hit once with next_cursor, then null', async () => {
     const made = new Set<string>();
     for (let i = 0; i < 5; i++) made.add((await chat(ann, `platypus roll call ${i}`)).id);
-    const seen: string[] = [];
-    let before: string | undefined;
-    for (let page = 0; page < 5; page++) {
-      const d = await find('platypus', { limit: 2, ...(before ? { before } : {}) });
-      seen.push(...ids(d));
-      if (d.next_cursor === null) break;
-      before = d.next_cursor;
-    }
+    const seen = (await walk('platypus', 2, 5)).map((h) => h.id);
     expect(seen.length).toBe(5);
     expect(new Set(seen)).toEqual(made);
   });
@@ -194,14 +200,7 @@ describe('paging across types and the bound', () => {
     await s.call('POST', '/api/v1/ai/register', { body: { name: 'Tuatara', accepted_principles: true } });
     const all = (await find('tuatara')).hits.map((h) => `${h.type}:${h.id}`);
     expect(all.length).toBe(6);
-    const walked: string[] = [];
-    let before: string | undefined;
-    for (let i = 0; i < 10; i++) {
-      const d = await find('tuatara', { limit: 1, ...(before ? { before } : {}) });
-      walked.push(...d.hits.map((h) => `${h.type}:${h.id}`));
-      if (d.next_cursor === null) break;
-      before = d.next_cursor;
-    }
+    const walked = (await walk('tuatara', 1, 10)).map((h) => `${h.type}:${h.id}`);
     expect(walked).toEqual(all);
   });
 
@@ -212,14 +211,7 @@ describe('paging across types and the bound', () => {
     const all = ids(await find('numbat'));
     expect(all.length).toBe(7);
     expect([...all].sort().reverse()).toEqual(all);
-    const walked: string[] = [];
-    let before: string | undefined;
-    for (let i = 0; i < 10; i++) {
-      const d = await find('numbat', { limit: 2, ...(before ? { before } : {}) });
-      walked.push(...ids(d));
-      if (d.next_cursor === null) break;
-      before = d.next_cursor;
-    }
+    const walked = (await walk('numbat', 2, 10)).map((h) => h.id);
     expect(walked).toEqual(all);
   });
 
@@ -228,14 +220,7 @@ describe('paging across types and the bound', () => {
     const n = RANKED_PER_TYPE + 1;
     await s.app.ctx.sql`INSERT INTO chat_messages (body, guest_number, guest_label, created_at)
       SELECT 'common gecko ' || g, 1, 'Seed', now() - (${n} - g) * interval '1 second' FROM generate_series(1, ${n}) g`;
-    const seen = new Set<string>();
-    let before: string | undefined;
-    for (let i = 0; i < 30; i++) {
-      const d = await find('gecko', { limit: 100, ...(before ? { before } : {}) });
-      for (const h of d.hits) seen.add(h.excerpt);
-      if (d.next_cursor === null) break;
-      before = d.next_cursor;
-    }
+    const seen = new Set((await walk('gecko', 100, 30)).map((h) => h.excerpt));
     expect(seen.size).toBe(RANKED_PER_TYPE);
     expect(seen.has('common gecko 1')).toBe(false);
     expect(seen.has(`common gecko ${n}`)).toBe(true);
