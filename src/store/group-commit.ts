@@ -5,12 +5,16 @@
 // Adaptive: a write submitted while nothing is committing starts a commit at once (no added delay
 // when idle); writes submitted while a commit is in flight wait for it and then all go in the next
 // one. So under load a batch is whatever arrived during one commit's round trip, and the number of
-// commits per second stays what the database does for one writer.
+// commits per second stays what the database does for one writer. Right after a commit, under
+// load, the next batch also waits a little for the writers just answered (`gather`).
 //
 // A batch that fails is retried one write per transaction, so one bad write fails alone and its
 // neighbours still commit (in their original order); unless the failure is the database's, not a
 // write's (an outage, a lock or statement deadline: `together`), when every write of the batch,
 // and every write queued behind it, fails at once, so none waits out the deadline a second time.
+
+/** The longest a batch waits for writers to come back under load (see GroupCommit.gather). */
+const MAX_GATHER_MS = 2;
 
 export type CommitFn<I, O> = (batch: I[]) => Promise<O[]>;
 
@@ -23,6 +27,14 @@ interface Pending<I, O> {
 export class GroupCommit<I, O> {
   private queue: Pending<I, O>[] = [];
   private running = false;
+  /** How many writes the next batch expects under load (see gather), how long the last commit
+   * took (ms) and when it ended (performance.now()). */
+  private expected = 0;
+  private lastMs = 0;
+  private lastEnd = Number.NEGATIVE_INFINITY;
+  /** Set while a batch gathers: starts it at once. */
+  private wake: (() => void) | null = null;
+  private timer: ReturnType<typeof setTimeout> | undefined;
   /** Commits made and writes committed: writes / commits is the grouping achieved. */
   commits = 0;
   writes = 0;
@@ -40,6 +52,30 @@ export class GroupCommit<I, O> {
     return new Promise<O>((ok, ko) => {
       this.queue.push({ input, ok, ko });
       if (!this.running) void this.drain();
+      else if (this.wake && this.queue.length >= this.expected) this.wake();
+    });
+  }
+
+  /**
+   * Under load (the last commit ended less than a commit's time ago), the writers it answered are
+   * likely on their way back: the next batch waits until it holds them and those that queued
+   * during the commit, or half a commit's time (at most MAX_GATHER_MS), whichever comes first.
+   * Otherwise, and when idle, it starts at once. Without this, writers that each wait for their
+   * answer split into two halves taking turns, each half paying a commit's fixed cost (16 HTTP
+   * writers on PostgreSQL: batches of 8; with it, about 15, and 1.4x the posts per second).
+   */
+  private gather(): Promise<void> | null {
+    const now = performance.now();
+    const wait = Math.min(this.lastMs / 2, MAX_GATHER_MS);
+    if (this.queue.length >= this.expected || now - this.lastEnd > this.lastMs || wait < 1) return null;
+    return new Promise<void>((ok) => {
+      const done = () => {
+        clearTimeout(this.timer);
+        this.wake = null;
+        ok();
+      };
+      this.wake = done;
+      this.timer = setTimeout(done, wait);
     });
   }
 
@@ -47,11 +83,18 @@ export class GroupCommit<I, O> {
     this.running = true;
     try {
       while (this.queue.length > 0) {
+        const gathering = this.gather();
+        if (gathering) await gathering;
         const batch = this.queue.splice(0, this.maxBatch);
         try {
           const t = performance.now();
           const out = await this.commit(batch.map((p) => p.input));
-          this.timed((performance.now() - t) / 1000);
+          const end = performance.now();
+          this.timed((end - t) / 1000);
+          // Those still queued, and the writers just answered, who may be back for the next.
+          this.expected = Math.min(this.queue.length + batch.length, this.maxBatch);
+          this.lastMs = end - t;
+          this.lastEnd = end;
           if (out.length !== batch.length) throw new Error(`group commit returned ${out.length} results for ${batch.length} writes`);
           this.count(batch.length);
           for (let i = 0; i < batch.length; i++) (batch[i] as Pending<I, O>).ok(out[i] as O);

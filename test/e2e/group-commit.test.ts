@@ -26,6 +26,42 @@ describe('GroupCommit', () => {
     expect({ commits: gc.commits, writes: gc.writes }).toEqual({ commits: 2, writes: 10 });
   });
 
+  it('under load, waits for the writers it just answered instead of splitting them into halves', async () => {
+    // Each commit takes ~8 ms (so a batch may wait up to 2 ms); each writer writes again as soon
+    // as it is answered, after a short round trip of its own, like an HTTP client.
+    const sizes: number[] = [];
+    const gc = new GroupCommit<number, number>(async (batch) => {
+      sizes.push(batch.length);
+      await new Promise((ok) => setTimeout(ok, 8));
+      return batch;
+    });
+    const writer = async (w: number) => {
+      for (let i = 0; i < 6; i++) {
+        await gc.submit(w);
+        await new Promise((ok) => setImmediate(ok));
+      }
+    };
+    await Promise.all(Array.from({ length: 6 }, (_, w) => writer(w)));
+    expect(gc.writes).toBe(36);
+    // The first write commits alone at once; the next batch waits for its writer to come back to
+    // the five that queued, and from then on the six are answered and come back together: batches
+    // of 6 (without waiting: 1, 5, 1, 5... as each half comes back while the other commits).
+    expect(sizes).toEqual([1, 6, 6, 6, 6, 6, 5]);
+  });
+
+  it('a lone write under load still commits when nobody else comes', async () => {
+    const sizes: number[] = [];
+    const gc = new GroupCommit<number, number>(async (batch) => {
+      sizes.push(batch.length);
+      await new Promise((ok) => setTimeout(ok, 8));
+      return batch;
+    });
+    await Promise.all([gc.submit(1), gc.submit(2), gc.submit(3)]);
+    // Right after a commit of three, one write: it waits at most 2 ms for the others, then goes.
+    expect(await gc.submit(4)).toBe(4);
+    expect(sizes).toEqual([1, 2, 1]);
+  });
+
   it('retries a failed batch one write at a time, so only the bad write fails', async () => {
     const gc = new GroupCommit<number, number>(async (batch) => {
       if (batch.includes(13)) throw new Error('bad write 13');
