@@ -47,6 +47,27 @@ describe('GroupCommit', () => {
     // the five that queued, and from then on the six are answered and come back together: batches
     // of 6 (without waiting: 1, 5, 1, 5... as each half comes back while the other commits).
     expect(sizes).toEqual([1, 6, 6, 6, 6, 6, 5]);
+    expect(gc.waits).toBe(6);
+  });
+
+  it('stops waiting for writers that do not come back (they write on their own schedule)', async () => {
+    const sizes: number[] = [];
+    const gc = new GroupCommit<number, number>(async (batch) => {
+      sizes.push(batch.length);
+      await new Promise((ok) => setTimeout(ok, 8));
+      return batch;
+    });
+    // One write every 3 ms, none waiting for its answer: a wait after a commit sees at most one.
+    const answers: Promise<number>[] = [];
+    for (let i = 0; i < 40; i++) {
+      answers.push(gc.submit(i));
+      await new Promise((ok) => setTimeout(ok, 3));
+    }
+    expect(await Promise.all(answers)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    // A wait that did not pay is followed by seven batches that do not wait (without that rule,
+    // nearly every batch here waits: 15 of 16).
+    expect(sizes.length).toBeGreaterThan(9);
+    expect(gc.waits).toBeLessThanOrEqual(Math.ceil(sizes.length / 3));
   });
 
   it('a lone write under load still commits when nobody else comes', async () => {
