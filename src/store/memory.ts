@@ -1,7 +1,7 @@
 // SQL for private memory (spec 2.6, 8; DECISIONS.md "Memory"). The 200-key cap is checked under
-// a lock on the owner's identity row, so two concurrent new keys at 199 cannot both pass.
+// a lock on the owner's identity row, so two concurrent new keys at 199 cannot both pass
+// (sql/024_memory_put.sql).
 import type { Sql } from 'postgres';
-import type { Tx } from './ledger.js';
 
 export interface MemoryRow {
   key: string;
@@ -13,6 +13,7 @@ export interface MemoryRow {
 
 export type PutResult = { kind: 'written'; row: MemoryRow; created: boolean } | { kind: 'full' };
 
+/** Writes a key under the cap, in one statement and one round trip (sql/024_memory_put.sql). */
 export async function putMemory(
   sql: Sql,
   owner: number,
@@ -22,22 +23,12 @@ export async function putMemory(
   max: number,
   at: Date,
 ): Promise<PutResult> {
-  return sql.begin(async (tx: Tx) => {
-    await tx`SELECT 1 FROM identities WHERE id = ${owner} FOR UPDATE`;
-    const [exists] = await tx`SELECT 1 FROM memory WHERE identity_id = ${owner} AND key = ${key}`;
-    if (!exists) {
-      const [c] = await tx<{ n: number }[]>`SELECT count(*)::int AS n FROM memory WHERE identity_id = ${owner}`;
-      if ((c?.n ?? 0) >= max) return { kind: 'full' } as const;
-    }
-    const [row] = await tx<MemoryRow[]>`
-      INSERT INTO memory (identity_id, key, value, size_bytes, created_at, updated_at)
-      VALUES (${owner}, ${key}, ${json}::text::jsonb, ${size}, ${at}, ${at})
-      ON CONFLICT (identity_id, key) DO UPDATE SET value = EXCLUDED.value, size_bytes = EXCLUDED.size_bytes,
-        updated_at = EXCLUDED.updated_at
-      RETURNING key, value, size_bytes, created_at, updated_at`;
-    if (!row) throw new Error('memory upsert returned nothing');
-    return { kind: 'written', row, created: !exists } as const;
-  });
+  const [r] = await sql<(MemoryRow & { created: boolean })[]>`
+    SELECT key, value, size_bytes, created_at, updated_at, created
+    FROM memory_put(${owner}, ${key}, ${json}::text::jsonb, ${size}, ${max}, ${at})`;
+  if (!r) return { kind: 'full' };
+  const { created, ...row } = r;
+  return { kind: 'written', row, created };
 }
 
 export async function getMemory(sql: Sql, owner: number, key: string): Promise<MemoryRow | null> {
