@@ -36,7 +36,6 @@ export class GroupCommit<I, O> {
   private lastEnd = Number.NEGATIVE_INFINITY;
   /** Set while a batch gathers: starts it at once. */
   private wake: (() => void) | null = null;
-  private timer: ReturnType<typeof setTimeout> | undefined;
   /** Batches left to start without waiting: after a wait that few writers came back to (they
    * were not waiting for their answers to write again), the next PROBE_EVERY - 1 batches do not wait. */
   private skip = 0;
@@ -85,14 +84,14 @@ export class GroupCommit<I, O> {
     this.waits++;
     return new Promise<void>((ok) => {
       const done = () => {
-        clearTimeout(this.timer);
+        clearTimeout(timer);
         this.wake = null;
         // Worth it when at least half of the writers waited for came back in time.
         if (2 * (this.queue.length - before) < this.expected - before) this.skip = PROBE_EVERY - 1;
         ok();
       };
+      const timer = setTimeout(done, wait);
       this.wake = done;
-      this.timer = setTimeout(done, wait);
     });
   }
 
