@@ -5,6 +5,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GroupCommit } from '../../src/store/group-commit.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
+/** A group commit whose every commit takes ~8 ms (so a batch may wait up to 2 ms), recording
+ * each batch's size. */
+function slowCommits(): { gc: GroupCommit<number, number>; sizes: number[] } {
+  const sizes: number[] = [];
+  const gc = new GroupCommit<number, number>(async (batch) => {
+    sizes.push(batch.length);
+    await new Promise((ok) => setTimeout(ok, 8));
+    return batch;
+  });
+  return { gc, sizes };
+}
+
 describe('GroupCommit', () => {
   it('commits at once when idle, groups what arrives during a commit, and answers in order', async () => {
     const batches: number[][] = [];
@@ -27,14 +39,9 @@ describe('GroupCommit', () => {
   });
 
   it('under load, waits for the writers it just answered instead of splitting them into halves', async () => {
-    // Each commit takes ~8 ms (so a batch may wait up to 2 ms); each writer writes again as soon
-    // as it is answered, after a short round trip of its own, like an HTTP client.
-    const sizes: number[] = [];
-    const gc = new GroupCommit<number, number>(async (batch) => {
-      sizes.push(batch.length);
-      await new Promise((ok) => setTimeout(ok, 8));
-      return batch;
-    });
+    // Each writer writes again as soon as it is answered, after a short round trip of its own,
+    // like an HTTP client.
+    const { gc, sizes } = slowCommits();
     const writer = async (w: number) => {
       for (let i = 0; i < 6; i++) {
         await gc.submit(w);
@@ -51,12 +58,7 @@ describe('GroupCommit', () => {
   });
 
   it('stops waiting for writers that do not come back (they write on their own schedule)', async () => {
-    const sizes: number[] = [];
-    const gc = new GroupCommit<number, number>(async (batch) => {
-      sizes.push(batch.length);
-      await new Promise((ok) => setTimeout(ok, 8));
-      return batch;
-    });
+    const { gc, sizes } = slowCommits();
     // One write every 3 ms, none waiting for its answer: a wait after a commit sees at most one.
     const answers: Promise<number>[] = [];
     for (let i = 0; i < 40; i++) {
@@ -71,12 +73,7 @@ describe('GroupCommit', () => {
   });
 
   it('a lone write under load still commits when nobody else comes', async () => {
-    const sizes: number[] = [];
-    const gc = new GroupCommit<number, number>(async (batch) => {
-      sizes.push(batch.length);
-      await new Promise((ok) => setTimeout(ok, 8));
-      return batch;
-    });
+    const { gc, sizes } = slowCommits();
     await Promise.all([gc.submit(1), gc.submit(2), gc.submit(3)]);
     // Right after a commit of three, one write: it waits at most 2 ms for the others, then goes.
     expect(await gc.submit(4)).toBe(4);
