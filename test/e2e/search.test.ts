@@ -180,6 +180,30 @@ describe('ranking and syntax', () => {
   });
 });
 
+describe('q is data, never SQL (the search is sent with its values written in as literals)', () => {
+  it('quotes, backslashes and SQL in q are searched as words, and nothing is written', async () => {
+    const m = await chat(ann, "o'brien wrote back\\slash and $$dollars$$ in the quokka den");
+    const before = await countRows(s, 'chat_messages');
+    expect(ids(await find("o'brien quokka"))).toEqual([m.id]);
+    expect(ids(await find('back\\slash quokka'))).toEqual([m.id]);
+    expect(ids(await find('$$dollars$$ quokka'))).toEqual([m.id]);
+    for (const q of [
+      "quokka'; DELETE FROM chat_messages; --",
+      "quokka\\'); DELETE FROM chat_messages; --",
+      "quokka' OR 1=1 --",
+      "quokka\\' OR true) UNION SELECT * FROM memory_entries --",
+      '"quokka den',
+      "E'quokka'",
+    ]) {
+      const r = await s.call('GET', `/api/v1/search?q=${encodeURIComponent(q)}`);
+      expect([200, 400], `${q}: ${r.text}`).toContain(r.status);
+      // Words ANDed find the quokka message or nothing; an `or` widens to what its other words find.
+      if (r.status === 200 && !/ or /i.test(q)) for (const h of r.json.data.hits) expect(h.id).toBe(m.id);
+    }
+    expect(await countRows(s, 'chat_messages')).toBe(before);
+  });
+});
+
 describe('paging', () => {
   it('walks every hit once with next_cursor, then null', async () => {
     const made = new Set<string>();

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { CommonsError } from '../../src/domain/errors.js';
 import { decodeCursor, EXCERPT_MAX, encodeCursor, excerpt, wantedTerms } from '../../src/domain/search.js';
-import { phrasePairs } from '../../src/store/search.js';
+import { literal, phrasePairs } from '../../src/store/search.js';
 
 describe('phrasePairs (the chat pair index, sql/021_search_pairs.sql)', () => {
   it('takes every adjacent pair of every phrase, from query trees as PostgreSQL prints them', () => {
@@ -17,6 +17,20 @@ describe('phrasePairs (the chat pair index, sql/021_search_pairs.sql)', () => {
     expect(phrasePairs("'a' <-> 'b' | 'c'")).toEqual([]);
     expect(phrasePairs("'w' & !( 'a' <-> 'b' )")).toEqual([]);
     expect(phrasePairs("'a' <2> 'b'")).toEqual([]);
+  });
+});
+
+describe('literal (a search is one simple-protocol message with its values written in)', () => {
+  it('is an escape string with the quote doubled and the backslash escaped, nothing else touched', () => {
+    expect(literal('pangolin')).toBe("E'pangolin'");
+    expect(literal("o'brien")).toBe("E'o''brien'");
+    expect(literal('back\\slash')).toBe("E'back\\\\slash'");
+    expect(literal("\\'); DROP TABLE chat_messages; --")).toBe("E'\\\\''); DROP TABLE chat_messages; --'");
+    expect(literal('$$ 東京 "x"')).toBe(`E'$$ 東京 "x"'`);
+  });
+
+  it('refuses a NUL, which the protocol cannot carry', () => {
+    expect(() => literal('a\0b')).toThrow(/NUL/);
   });
 });
 
