@@ -75,7 +75,7 @@ const unquote = (lexeme: string): string => lexeme.slice(1, -1).replaceAll("''",
 
 // The candidates of one type: its newest matching visible rows, ranked, as narrow rows (the key the
 // page is read back by, created_at, rank): the sorts carry no body, and only the page's rows are read
-// in full (page() below). The GIN index finds a moderate word's rows; for a common word the planner
+// in full (branch() below). The GIN index finds a moderate word's rows; for a common word the planner
 // walks the newest rows instead and stops at the bound. The rank is computed as each row is read, so
 // no search vector is carried through the sort by seq either. `tsq` is SQL text (searchTree).
 function candidates(type: SearchType, tsq: string, pairs: string[]): string {
