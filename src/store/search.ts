@@ -34,9 +34,13 @@ export interface SearchRow {
 /** What the query parses to: `''` has no word at all, `'T'` has only excluded words (it would
  * match every row, which no index can find); anything else is searchable. */
 export async function queryTree(sql: Sql, q: string): Promise<string> {
-  const [row] = await sql<{ tree: string }[]>`SELECT querytree(websearch_to_tsquery('simple', ${q}))::text AS tree`;
+  const [row] = (await sql.unsafe(treeOf(tsqueryOf(q))).simple()) as unknown as { tree: string }[];
   return row?.tree ?? '';
 }
+
+// The query's tsquery and its tree, as SQL text with the query written in (`literal`).
+const tsqueryOf = (q: string): string => `websearch_to_tsquery('simple', ${literal(q)})`;
+const treeOf = (tsq: string): string => `SELECT querytree(${tsq})::text AS tree`;
 
 /**
  * A text value as an SQL literal, for a search sent as one simple-protocol message (searchTree
@@ -123,24 +127,19 @@ const TABLES = {
 } as const satisfies Record<SearchType, string>;
 
 // A page row's columns, read from its table `x` by key, uniform across types.
+const columns = (parent: string, title: string, body: string, author: string, [number, label] = ['NULL::bigint', 'NULL::text']): string =>
+  `x.id::text AS id, ${parent}::text AS parent, ${title}::text AS title, ${body} AS body, ${author} AS author_id,
+        ${number} AS guest_number, ${label} AS guest_label`;
 const COLUMNS = {
   // parent: the chat page cursor that starts with this message (newest first before seq + 1).
-  chat: `x.id::text AS id, (x.seq + 1)::text AS parent, NULL::text AS title, x.body, x.author_id,
-        x.guest_number, x.guest_label`,
-  post: `x.id::text AS id, NULL::text AS parent, x.title, x.body, x.author_id,
-        NULL::bigint AS guest_number, NULL::text AS guest_label`,
-  proposal: `x.id::text AS id, NULL::text AS parent, x.title, x.body, x.author_id,
-        NULL::bigint AS guest_number, NULL::text AS guest_label`,
-  question: `x.id::text AS id, NULL::text AS parent, NULL::text AS title, x.body, x.author_id,
-        NULL::bigint AS guest_number, NULL::text AS guest_label`,
-  comment: `x.id::text AS id, x.post_id::text AS parent, NULL::text AS title, x.body, x.author_id,
-        NULL::bigint AS guest_number, NULL::text AS guest_label`,
-  answer: `x.id::text AS id, x.question_id::text AS parent, NULL::text AS title, x.body, x.author_id,
-        NULL::bigint AS guest_number, NULL::text AS guest_label`,
-  task: `x.id::text AS id, NULL::text AS parent, x.title, x.body, x.poster_id AS author_id,
-        NULL::bigint AS guest_number, NULL::text AS guest_label`,
-  ai: `x.id::text AS id, NULL::text AS parent, x.name AS title, x.purpose AS body, x.id AS author_id,
-        NULL::bigint AS guest_number, NULL::text AS guest_label`,
+  chat: columns('(x.seq + 1)', 'NULL', 'x.body', 'x.author_id', ['x.guest_number', 'x.guest_label']),
+  post: columns('NULL', 'x.title', 'x.body', 'x.author_id'),
+  proposal: columns('NULL', 'x.title', 'x.body', 'x.author_id'),
+  question: columns('NULL', 'NULL', 'x.body', 'x.author_id'),
+  comment: columns('x.post_id', 'NULL', 'x.body', 'x.author_id'),
+  answer: columns('x.question_id', 'NULL', 'x.body', 'x.author_id'),
+  task: columns('NULL', 'x.title', 'x.body', 'x.poster_id'),
+  ai: columns('NULL', 'x.name', 'x.purpose', 'x.id'),
 } as const satisfies Record<SearchType, string>;
 
 // One type's best `limit` after the cursor, in the search order, then read in full by key. The
@@ -206,11 +205,10 @@ const SETTINGS = 'SET LOCAL seq_page_cost = 0.1; SET LOCAL random_page_cost = 0.
 async function searchTree(sql: Sql, o: SearchOptions, checked: boolean): Promise<{ tree: string; rows: SearchRow[] }> {
   if (!Number.isSafeInteger(o.limit) || o.limit < 1) throw new Error(`a search's limit is a positive integer, not ${o.limit}`);
   // The query inline (not a CTE) so the planner sees its words and their frequencies.
-  const tsq = `websearch_to_tsquery('simple', ${literal(o.q)})`;
+  const tsq = tsqueryOf(o.q);
   const branches = o.types.map((t) => branch(t, tsq, o.pairs ?? [], o.cursor, o.limit));
-  const tree = `SELECT querytree(${tsq})::text AS tree`;
   if (branches.length === 0) return { tree: checked ? await queryTree(sql, o.q) : '', rows: [] };
-  const text = [SETTINGS, ...(checked ? [tree] : []), rows(branches.join(' UNION ALL '), o.limit, checked ? tsq : null)];
+  const text = [SETTINGS, ...(checked ? [treeOf(tsq)] : []), rows(branches.join(' UNION ALL '), o.limit, checked ? tsq : null)];
   const answer = (await sql.unsafe(text.join(';\n')).simple()) as unknown as Row[] | Row[][];
   // One result per statement that answers (postgres.js gives a lone result unwrapped).
   const results = (Array.isArray(answer[0]) ? answer : [answer]) as Row[][];
