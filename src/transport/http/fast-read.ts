@@ -21,7 +21,7 @@ import { bearerOf } from './auth.js';
 import { clientAddress } from './client-ip.js';
 import { classify, type RateLimits } from './limits.js';
 import type { PromMetrics } from './metrics.js';
-import { type Page, pageStatus } from './pages.js';
+import { etagMatches, type Page, stampedBody } from './pages.js';
 import { guestHeaders } from './pipeline.js';
 import type { AnyRoute } from './route.js';
 import type { Router } from './router.js';
@@ -139,6 +139,8 @@ function guestPairs(g: IssuedGuest): readonly string[] {
   return pairs;
 }
 
+// The body is the page's reused buffer (pages.ts stampedBody): uws.ts writes it before returning.
 function leanAnswer(page: Page, ifNoneMatch: string | undefined, extra: readonly string[]): LeanAnswer {
-  return { ...pageStatus(page, ifNoneMatch), etag: page.etag, extra };
+  const same = etagMatches(ifNoneMatch, page.etag);
+  return { status: same ? 304 : 200, etag: page.etag, extra, body: same ? '' : stampedBody(page) };
 }

@@ -4,14 +4,15 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Metrics } from '../../domain/metrics.js';
 import type { Sql } from '../../domain/ports.js';
+import { RequestMetrics, type RequestObserver } from './request-metrics.js';
 
 /** Online window of a resident (spec 2.10: 30 minutes after a heartbeat). */
 const ONLINE_WINDOW_MIN = 30;
 
 export class PromMetrics implements Metrics {
   readonly registry = new Registry();
-  readonly requests: Counter<'method' | 'route' | 'status'>;
-  readonly latency: Histogram<'method' | 'route'>;
+  /** commons_http_requests_total and commons_http_request_duration_seconds (request-metrics.ts). */
+  readonly requests: RequestMetrics;
   readonly rateLimited: Counter<'class'>;
   readonly wsSessions: Gauge;
   readonly busErrors: Counter;
@@ -24,19 +25,7 @@ export class PromMetrics implements Metrics {
 
   constructor(sql: Sql) {
     const registers = [this.registry];
-    this.requests = new Counter({
-      name: 'commons_http_requests_total',
-      help: 'HTTP requests answered, by route pattern and status',
-      labelNames: ['method', 'route', 'status'],
-      registers,
-    });
-    this.latency = new Histogram({
-      name: 'commons_http_request_duration_seconds',
-      help: 'Time from the parsed request to the answer, by route pattern',
-      labelNames: ['method', 'route'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-      registers,
-    });
+    this.requests = new RequestMetrics(this.registry);
     this.rateLimited = new Counter({
       name: 'commons_rate_limited_total',
       help: 'Requests refused with 429, by limit class',
@@ -134,30 +123,13 @@ export class PromMetrics implements Metrics {
     });
   }
 
-  /** Label children per (method, route, status): bounded by the route table, and spares hashing
-   * the labels on every request (a hot path). */
-  private readonly children = new Map<string, { observe(seconds: number): void }>();
-
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    this.requestChild(method, route, status).observe(seconds);
+    this.requests.child(method, route, status).observe(seconds);
   }
 
-  /** The counter and histogram children of one (method, route, status), to keep on a hot path. */
-  requestChild(method: string, route: string, status: number): { observe(seconds: number): void } {
-    const key = `${method} ${route} ${status}`;
-    let c = this.children.get(key);
-    if (!c) {
-      const count = this.requests.labels(method, route, String(status));
-      const time = this.latency.labels(method, route);
-      c = {
-        observe(seconds: number) {
-          count.inc();
-          time.observe(seconds);
-        },
-      };
-      this.children.set(key, c);
-    }
-    return c;
+  /** The request observer of one (method, route, status), to keep on a hot path. */
+  requestChild(method: string, route: string, status: number): RequestObserver {
+    return this.requests.child(method, route, status);
   }
 
   async render(): Promise<{ contentType: string; body: string }> {
