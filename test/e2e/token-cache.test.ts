@@ -3,7 +3,9 @@
 // database), refused on reads of this node too (a presented dead credential answers 401 everywhere,
 // DECISIONS.md "Reliability promises"), and on another node's reads once the bus has carried the
 // change.
+import { setTimeout as sleepMs } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memberForRead, memberForReadNow, TOKEN_CACHE_MS, tokensChanged } from '../../src/domain/token-cache.js';
 import { twoNodes } from '../helpers/nodes.js';
 import { register, startTestServer, type TestServer, usingRealPostgres } from '../helpers/server.js';
 import { busEnv } from '../helpers/stream.js';
@@ -17,6 +19,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await s.close();
 });
+
+const sleep = (ms: number) => sleepMs(Math.max(0, ms));
 
 const chatRows = async (): Promise<number> => {
   const [r] = await s.app.ctx.sql`SELECT count(*)::int AS n FROM chat_messages`;
@@ -66,6 +70,81 @@ describe('token cache', () => {
     expect(post.status).toBe(401);
     expect(post.json.error.code).toBe('UNAUTHORIZED');
     expect(await chatRows()).toBe(before);
+  });
+});
+
+describe('token cache under steady reads', () => {
+  // Observes the real statements (no stand-in): how many token lookups reached the database.
+  const lookups = () => {
+    const sql = s.app.ctx.sql as unknown as { unsafe: (...a: unknown[]) => unknown };
+    const original = sql.unsafe;
+    let n = 0;
+    sql.unsafe = function (this: unknown, ...a: unknown[]) {
+      if (String(a[0]).includes('token_hash = $1')) n++;
+      return original.apply(this, a);
+    };
+    return {
+      count: () => n,
+      restore: () => {
+        sql.unsafe = original;
+      },
+    };
+  };
+
+  it('a token read past half its life is looked up again in the background and never falls out of memory', async () => {
+    const m = await register(s, 'Steady');
+    expect((await s.call('GET', '/api/v1/chat', { token: m.api_token })).status).toBe(200); // fills the cache
+    const filled = Date.now();
+    const seen = lookups();
+    try {
+      const lean = async () => {
+        const n = s.app.fastRead.answered;
+        const r = await s.call('GET', '/api/v1/chat', { token: m.api_token });
+        expect(r.status).toBe(200);
+        expect(r.headers.get('x-commons-guest')).toBeNull();
+        return s.app.fastRead.answered === n + 1;
+      };
+      expect(await lean()).toBe(true);
+      expect(seen.count()).toBe(0);
+      await sleep(filled + TOKEN_CACHE_MS / 2 + 100 - Date.now());
+      // Past half its life: still answered from memory, and one lookup started for it.
+      expect(await lean()).toBe(true);
+      expect(await lean()).toBe(true);
+      await waitFor(() => seen.count() === 1, 5_000, 'the background lookup');
+      await sleep(filled + TOKEN_CACHE_MS + 200 - Date.now());
+      // Past the first entry's whole life: the refreshed entry answers, from memory; it is past
+      // half its own life by now, so at most one more lookup starts, not one per read.
+      for (let i = 0; i < 10; i++) expect(await lean()).toBe(true);
+      expect(seen.count()).toBeLessThanOrEqual(2);
+    } finally {
+      seen.restore();
+    }
+  });
+
+  it('a lookup in flight when the tokens change does not store what it read', async () => {
+    const m = await register(s, 'Midflight');
+    const ctx = s.app.ctx;
+    const reading = memberForRead(ctx, m.api_token); // reads the row, still valid
+    await tokensChanged(ctx); // as a rotation elsewhere would, before that answer came back
+    expect((await reading)?.name).toBe('Midflight');
+    expect(memberForReadNow(ctx, m.api_token)).toBeUndefined();
+    await memberForRead(ctx, m.api_token); // a lookup begun after the change is kept
+    expect(memberForReadNow(ctx, m.api_token)?.name).toBe('Midflight');
+  });
+
+  it('reads of an expired token together wait for one lookup', async () => {
+    const m = await register(s, 'Herd');
+    expect((await s.call('GET', '/api/v1/chat', { token: m.api_token })).status).toBe(200);
+    await sleep(TOKEN_CACHE_MS + 100);
+    const seen = lookups();
+    try {
+      const all = await Promise.all(Array.from({ length: 12 }, () => s.call('GET', '/api/v1/chat', { token: m.api_token })));
+      expect(all.map((r) => r.status)).toEqual(Array(12).fill(200));
+      expect(all.every((r) => r.headers.get('x-commons-guest') === null)).toBe(true);
+      expect(seen.count()).toBe(1);
+    } finally {
+      seen.restore();
+    }
   });
 });
 
