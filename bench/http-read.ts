@@ -45,12 +45,20 @@ export async function run(opts: ReadOptions = {}): Promise<Row[]> {
     const token = (await post(project.url, '/api/v1/ai/register', { name: 'Reader', accepted_principles: true })).data.api_token as string;
     // 50 messages of about 300 characters: the page of the issue's table (about 16 KB).
     for (let i = 0; i < 50; i++) await post(project.url, '/api/v1/chat', { body: `message ${i} `.padEnd(170, 'x') }, token);
-    const body = Buffer.from(await (await fetch(`${project.url}/api/v1/chat`)).arrayBuffer());
+    const answer = await fetch(`${project.url}/api/v1/chat`);
+    const body = Buffer.from(await answer.arrayBuffer());
     const file = join(tmpdir(), `commons-bench-page-${process.pid}.json`);
     writeFileSync(file, body);
     process.env.BENCH_BODY_FILE = file;
+    // The anonymous answer's headers (the larger set: it announces the reader's guest), less those
+    // uWS writes itself and the request id, which the baseline makes fresh per request.
+    const own = new Set(['date', 'uwebsockets', 'content-length', 'x-request-id']);
+    const headersFile = join(tmpdir(), `commons-bench-headers-${process.pid}.json`);
+    writeFileSync(headersFile, JSON.stringify([...answer.headers].filter(([k]) => !own.has(k))));
+    process.env.BENCH_HEADERS_FILE = headersFile;
     servers.push(server('bare uWS (same bytes)', await startRole('bench/lib/http-baselines.ts', 'uws-bytes')));
     servers.push(server('Fastify (same bytes)', await startRole('bench/lib/http-baselines.ts', 'fastify-bytes')));
+    servers.push(server('bare uWS + contract', await startRole('bench/lib/http-baselines.ts', 'uws-contract')));
     const scenarios: [string, Record<string, string>][] = [
       ['GET chat 50 (anonymous)', {}],
       ['GET chat 50 (member token)', { authorization: `Bearer ${token}` }],
@@ -75,15 +83,18 @@ export async function run(opts: ReadOptions = {}): Promise<Row[]> {
     const rows: Row[] = [];
     for (const [scenario] of scenarios) {
       const pick = (name: string) => medianRow(got.get(`${name}|${scenario}`) ?? []);
-      const [mine, uws, fastify] = servers.map((s) => pick(s.name)) as [Row, Row, Row];
+      const [mine, uws, fastify, contract] = servers.map((s) => pick(s.name)) as [Row, Row, Row, Row];
       mine.ratio = {
         vs_bare_uws: mine.rps / uws.rps,
         vs_fastify: mine.rps / fastify.rps,
         // The same per server CPU-second: robust when other work on the machine starves the servers.
         cpu_vs_bare_uws: mine.per_cpu_s / uws.per_cpu_s,
         cpu_vs_fastify: mine.per_cpu_s / fastify.per_cpu_s,
+        cpu_vs_uws_contract: mine.per_cpu_s / contract.per_cpu_s,
       };
-      rows.push(mine, uws, fastify);
+      // The ceiling of the stack for this read: what bare uWS reaches doing only the contract's part.
+      contract.ratio = { cpu_vs_bare_uws: contract.per_cpu_s / uws.per_cpu_s, cpu_vs_fastify: contract.per_cpu_s / fastify.per_cpu_s };
+      rows.push(mine, uws, fastify, contract);
     }
     console.log(`page: ${body.length} bytes`);
     return rows;

@@ -1,6 +1,11 @@
 // Baseline servers for the HTTP suites, each run as a child process (fork with --import tsx):
 //   uws-bytes      bare uWebSockets.js answering every GET with the bytes in BENCH_BODY_FILE
 //   fastify-bytes  Fastify doing the same
+//   uws-contract   bare uWebSockets.js doing, per request, only what the API's contract asks of any
+//                  server answering that read: the request's headers read (where a credential is),
+//                  the peer address read (a system call: the anonymous reader's guest and limits go
+//                  by address), a fresh X-Request-Id, and the project's answer headers
+//                  (BENCH_HEADERS_FILE, captured from the project) before the same bytes
 //   naive-write    node:http + postgres.js (16 connections), one autocommit INSERT per POST: what a
 //                  user would write for a chat post (BENCH_DATABASE_URL, BENCH_SCHEMA)
 // Each tells its parent its port over IPC.
@@ -22,6 +27,33 @@ async function uwsBytes(): Promise<void> {
   app.listen('127.0.0.1', 0, (s) => {
     if (s) process.send?.({ port: uWS.us_socket_local_port(s) });
   });
+}
+
+async function uwsContract(): Promise<void> {
+  const uWS = (await import('uWebSockets.js')).default;
+  const { randomUUID } = await import('node:crypto');
+  const body = readFileSync(process.env.BENCH_BODY_FILE as string);
+  const pairs = JSON.parse(readFileSync(process.env.BENCH_HEADERS_FILE as string, 'utf8')) as [string, string][];
+  const app = uWS.App();
+  let seen = 0;
+  app.get('/*', (res, req) => {
+    const headers: Record<string, string> = {};
+    req.forEach((k, v) => {
+      headers[k] = v;
+    });
+    const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
+    seen += peer.length + (headers.authorization ? 1 : 0);
+    res.cork(() => {
+      res.writeStatus('200 OK');
+      for (const [k, v] of pairs) res.writeHeader(k, v);
+      res.writeHeader('x-request-id', randomUUID());
+      res.end(body);
+    });
+  });
+  app.listen('127.0.0.1', 0, (s) => {
+    if (s) process.send?.({ port: uWS.us_socket_local_port(s) });
+  });
+  process.on('exit', () => seen);
 }
 
 async function fastifyBytes(): Promise<void> {
@@ -69,7 +101,12 @@ async function naiveWrite(): Promise<void> {
   server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as { port: number }).port }));
 }
 
-const roles: Record<string, () => Promise<void>> = { 'uws-bytes': uwsBytes, 'fastify-bytes': fastifyBytes, 'naive-write': naiveWrite };
+const roles: Record<string, () => Promise<void>> = {
+  'uws-bytes': uwsBytes,
+  'uws-contract': uwsContract,
+  'fastify-bytes': fastifyBytes,
+  'naive-write': naiveWrite,
+};
 const start = role ? roles[role] : undefined;
 if (!start) throw new Error(`unknown role ${role}`);
 await start();
