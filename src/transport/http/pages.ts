@@ -69,9 +69,9 @@ export function pageBody(page: Page): Buffer {
 // uWS has copied them before `end` returns (into its cork buffer, the socket, or its own
 // backpressure buffer). So one buffer per page serves every such answer: the envelope is copied
 // in once and the timestamp rewritten in place when the millisecond changes. No allocation per
-// answer or per millisecond (the 18 KB copy per millisecond of pageBody cost 2.9-4 us per answer
-// under load, BENCHMARKS.md reads). Only for bytes written at once: an answer sent later (the
-// general pipeline) takes pageBody's own buffer.
+// answer or per millisecond (pageBody's 18 KB copy each millisecond, with the answer object built
+// around it, cost 2.9-4 us per lean answer under load; BENCHMARKS.md reads). Only for bytes
+// written at once: an answer sent later (the general pipeline) takes pageBody's own buffer.
 const TAIL = '2026-01-01T00:00:00.000Z"}'.length;
 const stamped = new WeakMap<Page, { body: Buffer; ms: number }>();
 
@@ -104,8 +104,9 @@ export class EtagMemo {
   }
 }
 
-/** What a page answers, the same on the lean read path (fast-read.ts) and the general pipeline:
- * 304 and no body when If-None-Match names its ETag, else its bytes stamped now. */
+/** What a page answers on the general pipeline (the lean read path, fast-read.ts, answers the
+ * same with stampedBody): 304 and no body when If-None-Match names its ETag, else its bytes
+ * stamped now. */
 export function pageStatus(page: Page, ifNoneMatch: string | undefined): { status: 200 | 304; body: Buffer | '' } {
   return etagMatches(ifNoneMatch, page.etag) ? { status: 304, body: '' } : { status: 200, body: pageBody(page) };
 }
