@@ -19,6 +19,9 @@ const MAX_ENTRIES = 50_000;
 interface Entry {
   member: IdentityRow;
   at: number;
+  /** A background lookup was started for it: one per entry, also when it fails (the database
+   * down), so reads then never start one lookup each. */
+  refreshing?: boolean;
 }
 
 interface Cache {
@@ -66,7 +69,8 @@ export function memberForReadNow(ctx: Ctx, token: string): IdentityRow | undefin
   if (!hit) return undefined;
   const age = Date.now() - hit.at;
   if (age >= TOKEN_CACHE_MS) return undefined;
-  if (age >= TOKEN_CACHE_MS / 2 && !c.pending.has(key)) {
+  if (age >= TOKEN_CACHE_MS / 2 && !hit.refreshing && !c.pending.has(key)) {
+    hit.refreshing = true;
     lookup(ctx, c, key, hashToken(token)).catch((err: unknown) => ctx.log.warn({ err }, 'tokens: refreshing a cached token failed'));
   }
   return hit.member;

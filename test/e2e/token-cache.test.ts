@@ -75,12 +75,16 @@ describe('token cache', () => {
 
 describe('token cache under steady reads', () => {
   // Observes the real statements (no stand-in): how many token lookups reached the database.
-  const lookups = () => {
+  // With `failing`, each such lookup is refused as the database would refuse it while down.
+  const lookups = (failing = false) => {
     const sql = s.app.ctx.sql as unknown as { unsafe: (...a: unknown[]) => unknown };
     const original = sql.unsafe;
     let n = 0;
     sql.unsafe = function (this: unknown, ...a: unknown[]) {
-      if (String(a[0]).includes('token_hash = $1')) n++;
+      if (String(a[0]).includes('token_hash = $1')) {
+        n++;
+        if (failing) return Promise.reject(new Error('connection refused (test)'));
+      }
       return original.apply(this, a);
     };
     return {
@@ -116,6 +120,25 @@ describe('token cache under steady reads', () => {
       // half its own life by now, so at most one more lookup starts, not one per read.
       for (let i = 0; i < 10; i++) expect(await lean()).toBe(true);
       expect(seen.count()).toBeLessThanOrEqual(2);
+    } finally {
+      seen.restore();
+    }
+  });
+
+  it('a background lookup that fails is not tried again by every read: the entry runs out its life', async () => {
+    const m = await register(s, 'Outage');
+    expect((await s.call('GET', '/api/v1/chat', { token: m.api_token })).status).toBe(200);
+    const filled = Date.now();
+    const seen = lookups(true);
+    try {
+      await sleep(filled + TOKEN_CACHE_MS / 2 + 100 - Date.now());
+      for (let i = 0; i < 10 && Date.now() < filled + TOKEN_CACHE_MS - 200; i++) {
+        const n = s.app.fastRead.answered;
+        expect((await s.call('GET', '/api/v1/chat', { token: m.api_token })).status).toBe(200);
+        expect(s.app.fastRead.answered).toBe(n + 1); // still answered from memory
+      }
+      await waitFor(() => seen.count() >= 1, 5_000, 'the failed background lookup');
+      expect(seen.count()).toBe(1);
     } finally {
       seen.restore();
     }
