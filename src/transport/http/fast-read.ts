@@ -21,7 +21,7 @@ import { bearerOf } from './auth.js';
 import { clientAddress } from './client-ip.js';
 import { classify, type RateLimits } from './limits.js';
 import type { PromMetrics } from './metrics.js';
-import { etagMatches, type Page, stampedBody } from './pages.js';
+import { type Page, pageStatus, stampedBody } from './pages.js';
 import { guestHeaders } from './pipeline.js';
 import type { AnyRoute } from './route.js';
 import type { Router } from './router.js';
@@ -141,6 +141,6 @@ function guestPairs(g: IssuedGuest): readonly string[] {
 
 // The body is the page's reused buffer (pages.ts stampedBody): uws.ts writes it before returning.
 function leanAnswer(page: Page, ifNoneMatch: string | undefined, extra: readonly string[]): LeanAnswer {
-  const same = etagMatches(ifNoneMatch, page.etag);
-  return { status: same ? 304 : 200, etag: page.etag, extra, body: same ? '' : stampedBody(page) };
+  const { status, body } = pageStatus(page, ifNoneMatch, stampedBody);
+  return { status, etag: page.etag, extra, body };
 }

@@ -43,24 +43,32 @@ export function pageOf(data: unknown): Page {
 }
 
 // The timestamp's bytes change once per millisecond; under load many answers share them.
-// The last body built is reused by the answers of the same page in the same millisecond (never
-// mutated, so sharing it is safe), which spares an allocation of the page's size per request.
 let tailMs = -1;
 let tail = Buffer.alloc(0);
+
+/** `<now as ISO 8601>"}`, the envelope's end, built once per millisecond. */
+function tailNow(): Buffer {
+  const ms = Date.now();
+  if (ms !== tailMs) {
+    tailMs = ms;
+    tail = Buffer.from(`${new Date(ms).toISOString()}"}`, 'latin1');
+  }
+  return tail;
+}
+
+// The last body built is reused by the answers of the same page in the same millisecond (never
+// mutated, so sharing it is safe), which spares an allocation of the page's size per request.
+let lastTail: Buffer | null = null;
 let lastPage: Page | null = null;
 let lastBody = Buffer.alloc(0);
 
 /** The whole envelope of a page, stamped now. */
 export function pageBody(page: Page): Buffer {
-  const ms = Date.now();
-  if (ms !== tailMs) {
-    tailMs = ms;
-    tail = Buffer.from(`${new Date(ms).toISOString()}"}`);
-    lastPage = null;
-  }
-  if (page !== lastPage) {
+  const t = tailNow();
+  if (page !== lastPage || t !== lastTail) {
     lastPage = page;
-    lastBody = Buffer.concat([page.head, tail], page.head.length + tail.length);
+    lastTail = t;
+    lastBody = Buffer.concat([page.head, t], page.head.length + t.length);
   }
   return lastBody;
 }
@@ -72,21 +80,20 @@ export function pageBody(page: Page): Buffer {
 // answer or per millisecond (pageBody's 18 KB copy each millisecond, with the answer object built
 // around it, cost 2.9-4 us per lean answer under load; BENCHMARKS.md reads). Only for bytes
 // written at once: an answer sent later (the general pipeline) takes pageBody's own buffer.
-const TAIL = '2026-01-01T00:00:00.000Z"}'.length;
-const stamped = new WeakMap<Page, { body: Buffer; ms: number }>();
+const stamped = new WeakMap<Page, { body: Buffer; tail: Buffer | null }>();
 
 /** The whole envelope of a page, stamped now, in a buffer reused by the next call: write it at once. */
 export function stampedBody(page: Page): Buffer {
-  const ms = Date.now();
+  const t = tailNow();
   let s = stamped.get(page);
   if (!s) {
-    s = { body: Buffer.allocUnsafe(page.head.length + TAIL), ms: -1 };
+    s = { body: Buffer.allocUnsafe(page.head.length + t.length), tail: null };
     page.head.copy(s.body, 0);
     stamped.set(page, s);
   }
-  if (s.ms !== ms) {
-    s.ms = ms;
-    s.body.write(`${new Date(ms).toISOString()}"}`, page.head.length, 'latin1');
+  if (s.tail !== t) {
+    s.tail = t;
+    t.copy(s.body, page.head.length);
   }
   return s.body;
 }
@@ -104,11 +111,14 @@ export class EtagMemo {
   }
 }
 
-/** What a page answers on the general pipeline (the lean read path, fast-read.ts, answers the
- * same with stampedBody): 304 and no body when If-None-Match names its ETag, else its bytes
- * stamped now. */
-export function pageStatus(page: Page, ifNoneMatch: string | undefined): { status: 200 | 304; body: Buffer | '' } {
-  return etagMatches(ifNoneMatch, page.etag) ? { status: 304, body: '' } : { status: 200, body: pageBody(page) };
+/** What a page answers, the same on the lean read path (fast-read.ts, with `stampedBody`) and the
+ * general pipeline: 304 and no body when If-None-Match names its ETag, else its bytes stamped now. */
+export function pageStatus(
+  page: Page,
+  ifNoneMatch: string | undefined,
+  body: (page: Page) => Buffer = pageBody,
+): { status: 200 | 304; body: Buffer | '' } {
+  return etagMatches(ifNoneMatch, page.etag) ? { status: 304, body: '' } : { status: 200, body: body(page) };
 }
 
 /** A page's answer for the general pipeline: `pageStatus` with the ETag, revalidated on every use
