@@ -65,11 +65,9 @@ const keyOf = (token: string): string => hash('sha256', token, 'base64');
 export function memberForReadNow(ctx: Ctx, token: string): IdentityRow | undefined {
   const c = cacheOf(ctx);
   const key = keyOf(token);
-  const hit = c.entries.get(key);
+  const hit = fresh(c, key);
   if (!hit) return undefined;
-  const age = Date.now() - hit.at;
-  if (age >= TOKEN_CACHE_MS) return undefined;
-  if (age >= TOKEN_CACHE_MS / 2 && !hit.refreshing && !c.pending.has(key)) {
+  if (Date.now() - hit.at >= TOKEN_CACHE_MS / 2 && !hit.refreshing) {
     hit.refreshing = true;
     lookup(ctx, c, key, hashToken(token)).catch((err: unknown) => ctx.log.warn({ err }, 'tokens: refreshing a cached token failed'));
   }
@@ -82,9 +80,13 @@ export async function memberForRead(ctx: Ctx, token: string): Promise<IdentityRo
   const digest = hashToken(token);
   const key = digest.toString('base64');
   const c = cacheOf(ctx);
+  return fresh(c, key)?.member ?? c.pending.get(key) ?? lookup(ctx, c, key, digest);
+}
+
+/** The entry of a key while it is within TOKEN_CACHE_MS of its lookup. */
+function fresh(c: Cache, key: string): Entry | undefined {
   const hit = c.entries.get(key);
-  if (hit && Date.now() - hit.at < TOKEN_CACHE_MS) return hit.member;
-  return c.pending.get(key) ?? lookup(ctx, c, key, digest);
+  return hit && Date.now() - hit.at < TOKEN_CACHE_MS ? hit : undefined;
 }
 
 /** One database lookup of a token, shared by whoever asks meanwhile; its answer is kept unless a
