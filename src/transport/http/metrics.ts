@@ -124,7 +124,7 @@ export class PromMetrics implements Metrics {
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    this.requests.child(method, route, status).observe(seconds);
+    this.requestChild(method, route, status).observe(seconds);
   }
 
   /** The request observer of one (method, route, status), to keep on a hot path. */
