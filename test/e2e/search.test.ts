@@ -178,6 +178,25 @@ describe('ranking and syntax', () => {
     const ja = await chat(ann, '東京 の 猫');
     expect(ids(await find('猫'))).toEqual([ja.id]);
   });
+
+  it("a phrase is found alike in grouped posts, a direct insert and a changed body: each row keeps its body's vector and pairs", async () => {
+    // Concurrent posts go through one grouped statement, which computes the search columns for the
+    // whole group (sql/025); rows written any other way get them from the trigger.
+    const bodies = ['red kiwi one', 'kiwi red two', 'a red kiwi, then foo-bar http://x.org/a?b=c', '!!!', 'Ünïcödé red kiwi 45.6'];
+    const posted = await Promise.all(bodies.map((b, i) => chat(i % 2 ? bob : ann, b)));
+    const [direct] = await s.app.ctx.sql<{ id: string }[]>`
+      INSERT INTO chat_messages (body, guest_number) VALUES ('direct red kiwi', 1) RETURNING id::text AS id`;
+    const [changed] = await s.app.ctx.sql<{ id: string }[]>`
+      INSERT INTO chat_messages (body, guest_number) VALUES ('kiwi and red apart', 1) RETURNING id::text AS id`;
+    await s.app.ctx.sql`UPDATE chat_messages SET body = 'changed to red kiwi' WHERE id = ${changed?.id as string}`;
+    const want = [posted[0], posted[2], posted[4]].map((p) => p?.id).concat([direct?.id, changed?.id] as string[]);
+    expect(new Set(ids(await find('"red kiwi"', { limit: 50 })))).toEqual(new Set(want));
+    const [bad] = await s.app.ctx.sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM chat_messages
+      WHERE search_tsv IS DISTINCT FROM to_tsvector('simple', body)
+         OR search_pairs IS DISTINCT FROM commons_pairs(to_tsvector('simple', body))`;
+    expect(bad?.n).toBe(0);
+  });
 });
 
 describe('q is data, never SQL (the search is sent with its values written in as literals)', () => {
