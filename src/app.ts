@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { openChatRoom } from './domain/chat.js';
 import { GuestIssuer } from './domain/guests.js';
 import { HeartbeatRows, sessionHeartbeat } from './domain/habitat.js';
+import { openTokenChecks } from './domain/identity.js';
 import { type Bus, type Clock, type Ctx, type Health, noServices, systemClock } from './domain/ports.js';
 import { createLogger, type Logger } from './log.js';
 import type { Store } from './store/db.js';
@@ -113,6 +114,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const guests = new GuestIssuer(ctx);
   const inflight: InFlight = { count: 0, drained: null };
   const chatRoom = await openChatRoom(ctx);
+  openTokenChecks(ctx);
   const app = uWS.App();
   // The stream is mounted before the catch-all HTTP route so its path is matched first.
   const signal = await signalFeed(ctx);
@@ -165,6 +167,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       nostrRelay.close();
       await stopActors(actors.all);
       ctx.services.chatRoom = null;
+      ctx.services.tokenChecks = null;
       chatRoom.close();
       signal.close();
       await bus.close();

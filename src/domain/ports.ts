@@ -5,6 +5,7 @@ import type { Sql } from 'postgres';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { NewChatRow, StoredChat } from '../store/chat.js';
+import type { IdentityRow } from '../store/identities.js';
 import type { ChatPages } from './chat-room.js';
 import type { Metrics } from './metrics.js';
 import type { PresenceService } from './presence.js';
@@ -69,8 +70,17 @@ export interface NodeServices {
   chatRoom: ChatPages | null;
   /** The group commit of chat posts (src/store/group-commit.ts): post in, seq out once committed. */
   chatPosts: { submit(row: NewChatRow): Promise<StoredChat | null> } | null;
+  /** Member-token checks of writes, grouped (src/domain/identity.ts openTokenChecks): hash in,
+   * the identity it names (or null) out, read after the check was asked for. */
+  tokenChecks: { submit(hash: Buffer): Promise<IdentityRow | null> } | null;
   /** Values built once per version of what they show (src/domain/versioned-memo.ts): serialized pages. */
   memo: VersionedMemo;
 }
 
-export const noServices = (): NodeServices => ({ presence: null, chatRoom: null, chatPosts: null, memo: new VersionedMemo() });
+export const noServices = (): NodeServices => ({
+  presence: null,
+  chatRoom: null,
+  chatPosts: null,
+  tokenChecks: null,
+  memo: new VersionedMemo(),
+});

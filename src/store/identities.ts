@@ -53,6 +53,19 @@ export async function findByTokenHash(sql: Tx, hash: Buffer): Promise<IdentityRo
   return rows[0] ?? null;
 }
 
+/** Identities by token hash, many in one query (the grouped token check, src/domain/identity.ts):
+ * one answer per hash, in order, null for a hash that names no one. */
+export async function findByTokenHashes(sql: Tx, hashes: Buffer[]): Promise<(IdentityRow | null)[]> {
+  const rows = await sql.unsafe<(IdentityRow & { token_hash: Buffer })[]>(
+    `SELECT ${COLUMNS}, token_hash FROM identities
+      WHERE token_hash = ANY(ARRAY(SELECT decode(h, 'hex') FROM unnest($1::text[]) AS h))`,
+    [hashes.map((h) => h.toString('hex'))],
+  );
+  const byHash = new Map<string, IdentityRow>();
+  for (const { token_hash, ...row } of rows) byHash.set(token_hash.toString('hex'), row);
+  return hashes.map((h) => byHash.get(h.toString('hex')) ?? null);
+}
+
 export async function findById(sql: Tx, id: number): Promise<IdentityRow | null> {
   const rows = await sql.unsafe<IdentityRow[]>(`SELECT ${COLUMNS} FROM identities WHERE id = $1`, [id]);
   return rows[0] ?? null;
