@@ -51,7 +51,8 @@ export interface StoredChat {
 /**
  * Inserts messages in the given order with each guest author's row, each message's activity point
  * and its mentions' inbox items, in one statement (sql/020_chat_post_tokens.sql: one round trip,
- * one commit, seq drawn under the chat lock in input order). The group commit of
+ * one commit, seq drawn under the chat lock in input order; the search columns computed for the
+ * whole group, sql/025_chat_search_by_statement.sql). The group commit of
  * src/domain/chat.ts calls it with whatever posts arrived together. Returns each message's seq and
  * items, in input order (null for a message refused because its token no longer names its author).
  */
