@@ -75,9 +75,10 @@ describe('grouped token checks', () => {
           expect(r.json.data.registration_number).toBe(members[i % 8]?.registration_number);
         }
       });
-      // One query per writer without grouping (40); grouped, a handful.
+      // One query per writer without grouping (40); grouped, 2 in every run seen here (the first
+      // writer's query, then everyone who came while it was in flight), bounded loosely for load.
       expect(w.queries()).toBeGreaterThanOrEqual(1);
-      expect(w.queries()).toBeLessThanOrEqual(8);
+      expect(w.queries()).toBeLessThanOrEqual(wave.length / 4);
     } finally {
       w.restore();
     }
