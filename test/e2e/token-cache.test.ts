@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memberForRead, memberForReadNow, TOKEN_CACHE_MS, tokensChanged } from '../../src/domain/token-cache.js';
 import { twoNodes } from '../helpers/nodes.js';
 import { register, startTestServer, type TestServer, usingRealPostgres } from '../helpers/server.js';
+import { watchStatements } from '../helpers/statements.js';
 import { busEnv } from '../helpers/stream.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -74,26 +75,9 @@ describe('token cache', () => {
 });
 
 describe('token cache under steady reads', () => {
-  // Observes the real statements (no stand-in): how many token lookups reached the database.
-  // With `failing`, each such lookup is refused as the database would refuse it while down.
-  const lookups = (failing = false) => {
-    const sql = s.app.ctx.sql as unknown as { unsafe: (...a: unknown[]) => unknown };
-    const original = sql.unsafe;
-    let n = 0;
-    sql.unsafe = function (this: unknown, ...a: unknown[]) {
-      if (String(a[0]).includes('token_hash = $1')) {
-        n++;
-        if (failing) return Promise.reject(new Error('connection refused (test)'));
-      }
-      return original.apply(this, a);
-    };
-    return {
-      count: () => n,
-      restore: () => {
-        sql.unsafe = original;
-      },
-    };
-  };
+  // The database's token lookups (test/helpers/statements.ts); with `failing`, each is refused as
+  // the database would refuse it while down.
+  const lookups = (failing = false) => watchStatements(s.app.ctx.sql, 'token_hash = $1', { failing });
 
   it('a token read past half its life is looked up again in the background and never falls out of memory', async () => {
     const m = await register(s, 'Steady');

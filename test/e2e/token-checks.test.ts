@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/domain/tokens.js';
 import { replaceTokenHash } from '../../src/store/identities.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
+import { watchStatements } from '../helpers/statements.js';
 import { waitFor } from '../helpers/wait.js';
 
 let s: TestServer;
@@ -18,41 +19,8 @@ afterAll(async () => {
 
 const GROUPED = 'token_hash = ANY(';
 
-/** Watches the grouped check's real statement: counts it, and can hold its answer back. */
-function watch() {
-  const sql = s.app.ctx.sql as unknown as { unsafe: (...a: unknown[]) => Promise<unknown> };
-  const original = sql.unsafe;
-  let queries = 0;
-  let answered = 0;
-  let hold: Promise<void> | null = null;
-  sql.unsafe = function (this: unknown, ...a: unknown[]) {
-    if (!String(a[0]).includes(GROUPED)) return original.apply(this, a);
-    queries++;
-    const held = hold;
-    return original.apply(this, a).then(async (rows) => {
-      answered++;
-      if (held) await held;
-      return rows;
-    });
-  };
-  return {
-    queries: () => queries,
-    answered: () => answered,
-    holdNext(): () => void {
-      let release = () => {};
-      hold = new Promise<void>((ok) => {
-        release = ok;
-      });
-      return () => {
-        hold = null;
-        release();
-      };
-    },
-    restore: () => {
-      sql.unsafe = original;
-    },
-  };
-}
+/** The grouped check's real statement (test/helpers/statements.ts). */
+const watch = () => watchStatements(s.app.ctx.sql, GROUPED);
 
 const heartbeat = (token: string) => s.call('POST', '/api/v1/habitat/heartbeat', { token, body: {} });
 
@@ -77,8 +45,8 @@ describe('grouped token checks', () => {
       });
       // One query per writer without grouping (40); grouped, 2 in every run seen here (the first
       // writer's query, then everyone who came while it was in flight), bounded loosely for load.
-      expect(w.queries()).toBeGreaterThanOrEqual(1);
-      expect(w.queries()).toBeLessThanOrEqual(wave.length / 4);
+      expect(w.count()).toBeGreaterThanOrEqual(1);
+      expect(w.count()).toBeLessThanOrEqual(wave.length / 4);
     } finally {
       w.restore();
     }
@@ -97,13 +65,13 @@ describe('grouped token checks', () => {
       await replaceTokenHash(s.app.ctx.sql, Number(m.registration_number.slice(3)), hashToken('cmn_the-new-token-0123456789abcdef'));
       const second = heartbeat(m.api_token);
       await new Promise((ok) => setTimeout(ok, 50));
-      expect(w.queries()).toBe(1); // the second did not join the query in flight
+      expect(w.count()).toBe(1); // the second did not join the query in flight
       release();
       expect((await first).status).toBe(200); // asked before the change
       const late = await second;
       expect(late.status).toBe(401);
       expect(late.json.error.code).toBe('UNAUTHORIZED');
-      expect(w.queries()).toBe(2);
+      expect(w.count()).toBe(2);
     } finally {
       w.restore();
     }

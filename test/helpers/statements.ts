@@ -1,0 +1,50 @@
+// Observes the real statements a server sends through postgres.js's `unsafe` (no stand-in): counts
+// those whose text holds `fragment`, and can refuse them as a database that is down would, or hold
+// their answers back on the way to the caller (after the database has read).
+import type { Sql } from 'postgres';
+
+export interface Watched {
+  /** Statements sent. */
+  count(): number;
+  /** Statements whose answer the database has given (held or not). */
+  answered(): number;
+  /** Holds back the answers of the statements sent from now on; returns their release. */
+  holdNext(): () => void;
+  restore(): void;
+}
+
+export function watchStatements(sql: Sql, fragment: string, opts: { failing?: boolean } = {}): Watched {
+  const target = sql as unknown as { unsafe: (...a: unknown[]) => Promise<unknown> };
+  const original = target.unsafe;
+  let sent = 0;
+  let answered = 0;
+  let hold: Promise<void> | null = null;
+  target.unsafe = function (this: unknown, ...a: unknown[]) {
+    if (!String(a[0]).includes(fragment)) return original.apply(this, a);
+    sent++;
+    if (opts.failing) return Promise.reject(new Error('connection refused (test)'));
+    const held = hold;
+    return original.apply(this, a).then(async (rows) => {
+      answered++;
+      if (held) await held;
+      return rows;
+    });
+  };
+  return {
+    count: () => sent,
+    answered: () => answered,
+    holdNext() {
+      let release = () => {};
+      hold = new Promise<void>((ok) => {
+        release = ok;
+      });
+      return () => {
+        hold = null;
+        release();
+      };
+    },
+    restore: () => {
+      target.unsafe = original;
+    },
+  };
+}
