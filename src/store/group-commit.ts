@@ -1,6 +1,8 @@
 // Group commit (DESIGN.md "Writes are grouped, answers wait for durability"): concurrent writes of
 // one kind are committed together in one transaction, in the order they were submitted, and each
-// submitter is answered only when that transaction has committed.
+// submitter is answered only when that transaction has committed. The same grouping serves the
+// member-token checks of writes (src/domain/identity.ts): reads that must each start after they
+// were asked, so none may join a query already in flight.
 //
 // Adaptive: a write submitted while nothing is committing starts a commit at once (no added delay
 // when idle); writes submitted while a commit is in flight wait for it and then all go in the next
