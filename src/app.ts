@@ -9,6 +9,7 @@ import { openChatRoom } from './domain/chat.js';
 import { GuestIssuer } from './domain/guests.js';
 import { HeartbeatRows, sessionHeartbeat } from './domain/habitat.js';
 import { openTokenChecks } from './domain/identity.js';
+import { openMemoryWrites } from './domain/memory.js';
 import { type Bus, type Clock, type Ctx, type Health, noServices, systemClock } from './domain/ports.js';
 import { createLogger, type Logger } from './log.js';
 import type { Store } from './store/db.js';
@@ -115,6 +116,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const inflight: InFlight = { count: 0, drained: null };
   const chatRoom = await openChatRoom(ctx);
   openTokenChecks(ctx);
+  openMemoryWrites(ctx);
   const app = uWS.App();
   // The stream is mounted before the catch-all HTTP route so its path is matched first.
   const signal = await signalFeed(ctx);
@@ -168,6 +170,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       await stopActors(actors.all);
       ctx.services.chatRoom = null;
       ctx.services.tokenChecks = null;
+      ctx.services.memoryPuts = null;
       chatRoom.close();
       signal.close();
       await bus.close();

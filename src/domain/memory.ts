@@ -1,9 +1,11 @@
 // Private key/value memory (spec 2.6, 8; DECISIONS.md "Memory"). Only the owner's token reaches
 // these functions; values are never logged and never appear in a public document.
+
+import { GroupCommit } from '../store/group-commit.js';
 import type { IdentityRow } from '../store/identities.js';
 import * as store from '../store/memory.js';
 import { UNTRUSTED } from './caller.js';
-import { fail } from './errors.js';
+import { fail, isOutage } from './errors.js';
 import { MEMORY_LIMITS } from './habitat-docs.js';
 import type { Ctx } from './ports.js';
 
@@ -41,11 +43,26 @@ const view = (r: store.MemoryRow) => ({
 export async function put(ctx: Ctx, owner: IdentityRow, key: string, value: unknown) {
   checkKey(key);
   const { json, size } = encodeValue(value);
-  const r = await store.putMemory(ctx.sql, owner.id, key, json, size, MEMORY_LIMITS.memory_keys_per_ai, ctx.clock.now());
+  const write: store.NewMemory = { owner: owner.id, key, json, size, at: ctx.clock.now() };
+  const puts = ctx.services.memoryPuts;
+  const r = puts
+    ? await puts.submit(write)
+    : ((await store.putMemories(ctx.sql, [write], MEMORY_LIMITS.memory_keys_per_ai))[0] as store.PutResult);
   if (r.kind === 'full') {
     return fail('MEMORY_FULL', `you hold ${MEMORY_LIMITS.memory_keys_per_ai} keys; delete one or overwrite an existing key`);
   }
   return { ...view(r.row), created: r.created };
+}
+
+/** Starts this node's grouped memory writes (the composition root calls it once): concurrent
+ * writes share one statement and one commit, in submission order (sql/026_memory_put_many.sql). */
+export function openMemoryWrites(ctx: Ctx): void {
+  ctx.services.memoryPuts = new GroupCommit(
+    (batch: store.NewMemory[]) => store.putMemories(ctx.sql, batch, MEMORY_LIMITS.memory_keys_per_ai),
+    500,
+    undefined,
+    isOutage,
+  );
 }
 
 export async function get(ctx: Ctx, owner: IdentityRow, key: string) {

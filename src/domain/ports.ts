@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { NewChatRow, StoredChat } from '../store/chat.js';
 import type { IdentityRow } from '../store/identities.js';
+import type { NewMemory, PutResult } from '../store/memory.js';
 import type { ChatPages } from './chat-room.js';
 import type { Metrics } from './metrics.js';
 import type { PresenceService } from './presence.js';
@@ -73,6 +74,9 @@ export interface NodeServices {
   /** Member-token checks of writes, grouped (src/domain/identity.ts openTokenChecks): hash in,
    * the identity it names (or null) out, read after the check was asked for. */
   tokenChecks: { submit(hash: Buffer): Promise<IdentityRow | null> } | null;
+  /** Memory writes, grouped (src/domain/memory.ts openMemoryWrites): a write in, its result out
+   * once committed. */
+  memoryPuts: { submit(write: NewMemory): Promise<PutResult> } | null;
   /** Values built once per version of what they show (src/domain/versioned-memo.ts): serialized pages. */
   memo: VersionedMemo;
 }
@@ -82,5 +86,6 @@ export const noServices = (): NodeServices => ({
   chatRoom: null,
   chatPosts: null,
   tokenChecks: null,
+  memoryPuts: null,
   memo: new VersionedMemo(),
 });

@@ -1,6 +1,6 @@
 // SQL for private memory (spec 2.6, 8; DECISIONS.md "Memory"). The 200-key cap is checked under
 // a lock on the owner's identity row, so two concurrent new keys at 199 cannot both pass
-// (sql/024_memory_put.sql).
+// (sql/024_memory_put.sql, grouped in sql/026_memory_put_many.sql).
 import type { Sql } from 'postgres';
 
 export interface MemoryRow {
@@ -13,22 +13,36 @@ export interface MemoryRow {
 
 export type PutResult = { kind: 'written'; row: MemoryRow; created: boolean } | { kind: 'full' };
 
-/** Writes a key under the cap, in one statement and one round trip (sql/024_memory_put.sql). */
-export async function putMemory(
-  sql: Sql,
-  owner: number,
-  key: string,
-  json: string,
-  size: number,
-  max: number,
-  at: Date,
-): Promise<PutResult> {
-  const [r] = await sql<(MemoryRow & { created: boolean })[]>`
-    SELECT key, value, size_bytes, created_at, updated_at, created
-    FROM memory_put(${owner}, ${key}, ${json}::text::jsonb, ${size}, ${max}, ${at})`;
-  if (!r) return { kind: 'full' };
-  const { created, ...row } = r;
-  return { kind: 'written', row, created };
+/** One memory write: the owner, the key, the value's JSON and its size, when it was asked. */
+export interface NewMemory {
+  owner: number;
+  key: string;
+  json: string;
+  size: number;
+  at: Date;
+}
+
+/**
+ * Writes keys under the cap, in submission order, in one statement and one round trip
+ * (sql/026_memory_put_many.sql): the group commit of src/domain/memory.ts calls it with whatever
+ * writes arrived together. Returns each write's result, in input order.
+ */
+export async function putMemories(sql: Sql, puts: NewMemory[], max: number): Promise<PutResult[]> {
+  const rows = await sql.unsafe<(MemoryRow & { ord: number; created: boolean })[]>(
+    `SELECT ord, key, value, size_bytes, created_at, updated_at, created
+       FROM memory_put_many($1::bigint[], $2::text[], $3::text[], $4::int[], $5::timestamptz[], $6)`,
+    [
+      puts.map((p) => p.owner),
+      puts.map((p) => p.key),
+      puts.map((p) => p.json),
+      puts.map((p) => p.size),
+      puts.map((p) => p.at.toISOString()),
+      max,
+    ] as never[],
+  );
+  const out: PutResult[] = puts.map(() => ({ kind: 'full' }));
+  for (const { ord, created, ...row } of rows) out[ord - 1] = { kind: 'written', row, created };
+  return out;
 }
 
 export async function getMemory(sql: Sql, owner: number, key: string): Promise<MemoryRow | null> {
