@@ -18,4 +18,15 @@ describe('identity machine (spec 3.1)', () => {
     expect(identityNext('none', { type: 'AUTHENTICATE' })).toBeNull();
     expect(identityNext('registered', { type: 'REGISTER', acceptedPrinciples: true })).toBeNull();
   });
+
+  it('decides an event with a payload each time it is asked (answers are remembered only for events that are their type alone)', () => {
+    // src/machines/lifecycle.ts remembers (state, type) answers; the guard reads the payload.
+    for (const accepted of [true, false, true, false]) {
+      expect(identityNext('guest', { type: 'REGISTER', acceptedPrinciples: accepted })).toBe(accepted ? 'registered' : null);
+    }
+    for (let i = 0; i < 3; i++) {
+      expect(identityNext('registered', { type: 'HEARTBEAT' })).toBe('resident');
+      expect(identityNext('guest', { type: 'HEARTBEAT' })).toBeNull();
+    }
+  });
 });
