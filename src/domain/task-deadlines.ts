@@ -7,7 +7,7 @@ import { txWithRetry } from '../store/retry.js';
 import * as store from '../store/tasks.js';
 import { announce } from './inbox.js';
 import type { Ctx } from './ports.js';
-import { publishMoves, readView, settleDue } from './task-moves.js';
+import { publishMoves, settleDue, viewOf } from './task-moves.js';
 import type { TaskView } from './task-view.js';
 
 /** Fires every deadline due now (up to `max` tasks per pass); returns how many fired. */
@@ -17,8 +17,8 @@ export async function runDue(ctx: Ctx, max = 500): Promise<number> {
     const done = await txWithRetry(ctx.sql, async (tx) => {
       const task = await store.lockNextDue(tx, ctx.clock.now());
       if (!task) return null;
-      const { fired } = await settleDue(tx, task, ctx.clock.now(), ctx.publicUrl());
-      return { fired, view: await readView(tx, task.id), hidden: task.hidden_at !== null };
+      const settled = await settleDue(tx, task, ctx.clock.now(), ctx.publicUrl());
+      return { fired: settled.fired, view: await viewOf(tx, settled.task), hidden: task.hidden_at !== null };
     });
     if (!done) break;
     count += done.fired.length;

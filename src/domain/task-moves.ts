@@ -40,8 +40,13 @@ export interface MoveInput {
   submission?: string;
 }
 
+/** A move made: its event, and the task's row after it (still locked by the transaction). */
+export interface Moved extends FiredEvent {
+  task: TaskRow;
+}
+
 /** One move on a locked task row; refuses (409 INVALID_STATE) what the machine refuses. */
-export async function applyMove(tx: Tx, task: TaskRow, event: TaskEventType, m: MoveInput): Promise<FiredEvent> {
+export async function applyMove(tx: Tx, task: TaskRow, event: TaskEventType, m: MoveInput): Promise<Moved> {
   const to = taskNext(task.state, event);
   if (!to) {
     return fail('INVALID_STATE', `a task that is ${task.state} does not allow ${event}`, {
@@ -83,18 +88,9 @@ export async function applyMove(tx: Tx, task: TaskRow, event: TaskEventType, m: 
       Object.assign(patch, { claimer_id: null, claimed_at: null, claim_expires_at: null });
       break;
   }
-  await store.updateTask(tx, task.id, task.version, patch);
-  const seq = await store.insertEvent(tx, {
-    taskId: task.id,
-    version: task.version + 1,
-    event,
-    from: task.state,
-    to,
-    actorId: m.actorId,
-    at: m.at,
-  });
+  const moved = await store.moveTask(tx, task.id, task.version, patch, { event, from: task.state, to, actorId: m.actorId, at: m.at });
   const items = await addItems(tx, taskItems(task, event, m.actorId, `${m.base}/api/v1/habitat/tasks/${task.id}`));
-  return { seq, taskId: task.id, event, from: task.state, to, items };
+  return { seq: moved.seq, taskId: task.id, event, from: task.state, to, items, task: moved.row };
 }
 
 /**
@@ -107,8 +103,9 @@ export async function settleDue(tx: Tx, task: TaskRow, now: Date, base: string):
   while (t.due_at && t.due_at.getTime() <= now.getTime()) {
     const deadline = deadlineOf(t.state);
     if (!deadline) break;
-    fired.push(await applyMove(tx, t, deadline.event, { actorId: null, at: t.due_at, base }));
-    t = (await store.lockTask(tx, t.id)) as TaskRow;
+    const moved = await applyMove(tx, t, deadline.event, { actorId: null, at: t.due_at, base });
+    fired.push(moved);
+    t = moved.task;
   }
   return { task: t, fired };
 }
@@ -128,5 +125,11 @@ export async function publishMoves(ctx: Ctx, fired: FiredEvent[], views: Map<str
 export async function readView(tx: Tx, id: string) {
   const row = await store.getTask(tx, id);
   if (!row) return fail('NOT_FOUND', `no task ${id}`);
-  return taskView(row, await store.submissionsOf(tx, [id]));
+  return viewOf(tx, row);
+}
+
+/** A row's view with its submissions. A task open or claimed has none (a submission is the move
+ * from claimed to delivered, and nothing moves back), so those are not read. */
+export async function viewOf(tx: Tx, row: TaskRow) {
+  return taskView(row, row.state === 'open' || row.state === 'claimed' ? [] : await store.submissionsOf(tx, [row.id]));
 }

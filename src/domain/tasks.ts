@@ -15,7 +15,7 @@ import { addItems, link } from './inbox.js';
 import { REWARD_POINTS, rewardRange } from './limits.js';
 import { actorOf, itemsFor } from './mentions.js';
 import type { Ctx } from './ports.js';
-import { applyMove, type FiredEvent, POINTS, publishMoves, readView, settleDue, taskEscrow, taskRef } from './task-moves.js';
+import { applyMove, type FiredEvent, POINTS, publishMoves, readView, settleDue, taskEscrow, taskRef, viewOf } from './task-moves.js';
 import { type TaskView, taskView } from './task-view.js';
 
 const EMPTY_BOARD_NEXT = [
@@ -120,7 +120,7 @@ export async function actOnTask(ctx: Ctx, member: IdentityRow, taskId: string, a
       base: ctx.publicUrl(),
       ...(submission ? { submission } : {}),
     });
-    return { view: await readView(tx, taskId), fired: [...settled.fired, moved] };
+    return { view: await viewOf(tx, moved.task), fired: [...settled.fired, moved] };
   });
   await publishMoves(ctx, fired, new Map([[taskId, view]]));
   return view;

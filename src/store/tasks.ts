@@ -59,11 +59,14 @@ export type TaskPatch = Partial<
   >
 >;
 
-const SELECT = `
+/** A task row's columns, from `t` (the task), `p` (its poster) and `c` (its claimer). */
+const ROW_COLUMNS = `
   SELECT t.id::text AS id, t.seq::text AS seq, t.state, t.version, t.title, t.body, t.reward_points,
          t.poster_id::int AS poster_id, p.name AS poster_name, t.claimer_id::int AS claimer_id, c.name AS claimer_name,
          t.escrow_account, t.created_at, t.expires_at, t.claimed_at, t.claim_expires_at, t.delivered_at, t.approve_by,
-         t.approved_at, t.approved_how, t.closed_at, t.closed_reason, t.due_at, t.hidden_at
+         t.approved_at, t.approved_how, t.closed_at, t.closed_reason, t.due_at, t.hidden_at`;
+
+const SELECT = `${ROW_COLUMNS}
   FROM tasks t JOIN identities p ON p.id = t.poster_id LEFT JOIN identities c ON c.id = t.claimer_id`;
 
 export interface NewTask {
@@ -111,14 +114,6 @@ export async function listTasks(sql: Sql, state: TaskState | null, beforeSeq: st
   );
 }
 
-export async function updateTask(tx: Tx, id: string, version: number, patch: TaskPatch): Promise<void> {
-  const cols = Object.keys(patch) as (keyof TaskPatch)[];
-  const res = await tx`UPDATE tasks SET ${tx(patch as Record<string, unknown>, ...cols)}, version = ${version + 1}
-                       WHERE id = ${id} AND version = ${version}`;
-  // The row is locked, so the version cannot have moved; this guards the invariant anyway.
-  if (res.count !== 1) throw new Error(`task ${id} changed under its lock`);
-}
-
 export interface NewTaskEvent {
   taskId: string;
   version: number;
@@ -136,6 +131,42 @@ export async function insertEvent(tx: Tx, e: NewTaskEvent): Promise<string> {
     RETURNING seq::text AS seq`;
   if (!row) throw new Error('insert task_events returned nothing');
   return row.seq;
+}
+
+/**
+ * One move of a locked task in one statement: the row's patch and version, the move's event row,
+ * and the row as it now reads (what lockTask reads), with the event's seq. Before, the update, the
+ * event and a read of the row were three round trips of the move's transaction.
+ */
+export async function moveTask(
+  tx: Tx,
+  id: string,
+  version: number,
+  patch: TaskPatch,
+  e: Omit<NewTaskEvent, 'taskId' | 'version'>,
+): Promise<{ row: TaskRow; seq: string }> {
+  // Column names come from TaskPatch's keys (this code's, never a caller's text); values are parameters.
+  const cols = Object.keys(patch) as (keyof TaskPatch)[];
+  const n = cols.length;
+  const rows = await tx.unsafe<(TaskRow & { event_seq: string })[]>(
+    `WITH t AS (
+       UPDATE tasks SET ${cols.map((c, i) => `"${c}" = $${i + 1}`).join(', ')}, version = $${n + 2}
+       WHERE id = $${n + 1} AND version = $${n + 3}
+       RETURNING *
+     ), e AS (
+       INSERT INTO task_events (task_id, version, event, from_state, to_state, actor_id, at)
+       SELECT t.id, t.version, $${n + 4}::text, $${n + 5}::text, $${n + 6}::text, $${n + 7}::bigint, $${n + 8}::timestamptz FROM t
+       RETURNING seq
+     )
+     ${ROW_COLUMNS}, (SELECT seq::text FROM e) AS event_seq
+     FROM t JOIN identities p ON p.id = t.poster_id LEFT JOIN identities c ON c.id = t.claimer_id`,
+    [...cols.map((c) => patch[c]), id, version + 1, version, e.event, e.from, e.to, e.actorId, e.at] as never[],
+  );
+  const row = rows[0];
+  // The row is locked, so the version cannot have moved; this guards the invariant anyway.
+  if (!row) throw new Error(`task ${id} changed under its lock`);
+  const { event_seq, ...moved } = row;
+  return { row: moved, seq: event_seq };
 }
 
 export async function insertSubmission(tx: Tx, taskId: string, authorId: number, body: string, at: Date): Promise<void> {
