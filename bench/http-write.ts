@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { ensureWrk, medianRow, printTable, type Row, runWrk } from './lib/http-wrk.js';
 import { type Proc, startCommons, startRole } from './lib/procs.js';
+import { taskMoves } from './lib/task-moves.js';
 
 export interface WriteOptions {
   seconds?: number;
@@ -166,6 +167,10 @@ export async function run(opts: WriteOptions = {}): Promise<Row[]> {
           ...(base ? { ratio: { vs_naive: r.rps / base.rps } } : {}),
         });
       }
+      // Task moves (post, claim, deliver, approve), each over distinct tasks.
+      rows.push(
+        ...(await taskMoves(project, { databaseUrl: o.databaseUrl, schema, seconds: o.seconds, connections: o.connections }, base?.rps)),
+      );
     } finally {
       await project.stop();
       await naive.stop();

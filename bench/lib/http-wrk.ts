@@ -38,7 +38,7 @@ local body_file, method, hdrs = nil, "GET", {}
 function init(args)
   method = args[1] or "GET"
   if args[2] and args[2] ~= "" then local f = io.open(args[2], "rb"); wrk.body = f:read("*a"); f:close() end
-  for i = 4, #args do local k, v = args[i]:match("^([^:]+):%s*(.*)$"); if k then wrk.headers[k] = v end end
+  for i = 5, #args do local k, v = args[i]:match("^([^:]+):%s*(.*)$"); if k then wrk.headers[k] = v end end
   wrk.method = method
 end
 function done(summary, latency, requests)
@@ -49,10 +49,42 @@ function done(summary, latency, requests)
 end
 `;
 
+// A list of requests, each sent once in order (path and Authorization per line, tab-separated; the
+// file's path is the script's fourth argument): each task can be moved only once, so a move is
+// measured over a list of distinct tasks. The thread stops when the list is spent (or at the
+// duration). Its own file: a script with request() builds every request in Lua, which a fixed
+// request does not pay.
+const LIST_LUA = `${LUA}
+local lines, sent, answered = {}, 0, 0
+local base_init = init
+function init(args)
+  base_init(args)
+  for l in io.lines(args[4]) do
+    local p, a = l:match("^([^\t]*)\t(.*)$")
+    if p then lines[#lines + 1] = { p, a } end
+  end
+end
+function request()
+  sent = sent + 1
+  if sent > #lines then
+    wrk.thread:stop()
+    sent = #lines
+  end
+  local l = lines[sent]
+  wrk.headers["Authorization"] = l[2]
+  return wrk.format(nil, l[1])
+end
+function response()
+  answered = answered + 1
+  if answered >= #lines then wrk.thread:stop() end
+end
+`;
+
 /** The script, with a per-connection pause between requests when pacing (wrk calls delay()). */
-function luaFile(delayMs: number): string {
-  const path = join(tmpdir(), `commons-bench-${process.pid}-${delayMs}.lua`);
-  writeFileSync(path, delayMs > 0 ? `${LUA}\nfunction delay() return ${delayMs} end\n` : LUA);
+function luaFile(delayMs: number, list: boolean): string {
+  const path = join(tmpdir(), `commons-bench-${process.pid}-${delayMs}${list ? '-list' : ''}.lua`);
+  const base = list ? LIST_LUA : LUA;
+  writeFileSync(path, delayMs > 0 ? `${base}\nfunction delay() return ${delayMs} end\n` : base);
   return path;
 }
 
@@ -78,6 +110,9 @@ export interface WrkOptions {
   serverPid: number;
   /** Paced load: each connection pauses this long between requests (0: as fast as answers come). */
   delayMs?: number;
+  /** Each request once, in order, instead of one request repeated: its path (on `url`'s origin)
+   * and Authorization header. The run ends when the list is spent or at `seconds`. */
+  list?: { path: string; authorization: string }[];
 }
 
 export interface WrkResult {
@@ -92,7 +127,12 @@ export interface WrkResult {
 }
 
 export async function runWrk(o: WrkOptions): Promise<WrkResult> {
-  const luaPath = luaFile(o.delayMs ?? 0);
+  const luaPath = luaFile(o.delayMs ?? 0, o.list !== undefined);
+  let listPath = '';
+  if (o.list) {
+    listPath = join(tmpdir(), `commons-bench-list-${process.pid}.tsv`);
+    writeFileSync(listPath, o.list.map((r) => `${r.path}\t${r.authorization}\n`).join(''));
+  }
   let bodyPath = '';
   if (o.body !== undefined) {
     bodyPath = join(tmpdir(), `commons-bench-body-${process.pid}.json`);
@@ -112,6 +152,7 @@ export async function runWrk(o: WrkOptions): Promise<WrkResult> {
     o.method ?? 'GET',
     bodyPath,
     String(o.delayMs ?? 0),
+    listPath,
     ...hdrs,
   ];
   const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
