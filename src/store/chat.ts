@@ -1,6 +1,7 @@
 // SQL for the open chat (spec 2.5). seq is the order of messages and the stream's replay cursor.
 import type { Sql } from 'postgres';
 import type { OwnedItem } from './inbox.js';
+import { PREPARED } from './prepared.js';
 
 export interface ChatRow {
   id: string;
@@ -79,6 +80,7 @@ export async function insertMessages(sql: Sql, ms: NewChatRow[], url: string): P
       mentions.map((x) => x[1]),
       url,
     ] as never[],
+    PREPARED,
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ms.map((m) => {

@@ -1,6 +1,7 @@
 // SQL for identities and guests.
 import type { Sql } from 'postgres';
 import type { Tx } from './ledger.js';
+import { PREPARED } from './prepared.js';
 
 export interface IdentityRow {
   id: number;
@@ -49,7 +50,7 @@ export async function insertIdentity(tx: Tx, n: NewIdentity): Promise<IdentityRo
 }
 
 export async function findByTokenHash(sql: Tx, hash: Buffer): Promise<IdentityRow | null> {
-  const rows = await sql.unsafe<IdentityRow[]>(`SELECT ${COLUMNS} FROM identities WHERE token_hash = $1`, [hash]);
+  const rows = await sql.unsafe<IdentityRow[]>(`SELECT ${COLUMNS} FROM identities WHERE token_hash = $1`, [hash], PREPARED);
   return rows[0] ?? null;
 }
 
@@ -60,6 +61,7 @@ export async function findByTokenHashes(sql: Tx, hashes: Buffer[]): Promise<(Ide
     `SELECT ${COLUMNS}, token_hash FROM identities
       WHERE token_hash = ANY(ARRAY(SELECT decode(h, 'hex') FROM unnest($1::text[]) AS h))`,
     [hashes.map((h) => h.toString('hex'))],
+    PREPARED,
   );
   const byHash = new Map<string, IdentityRow>();
   for (const { token_hash, ...row } of rows) byHash.set(token_hash.toString('hex'), row);

@@ -2,6 +2,7 @@
 // a lock on the owner's identity row, so two concurrent new keys at 199 cannot both pass
 // (sql/024_memory_put.sql, grouped in sql/026_memory_put_many.sql).
 import type { Sql } from 'postgres';
+import { PREPARED } from './prepared.js';
 
 export interface MemoryRow {
   key: string;
@@ -39,6 +40,7 @@ export async function putMemories(sql: Sql, puts: NewMemory[], max: number): Pro
       puts.map((p) => p.at.toISOString()),
       max,
     ] as never[],
+    PREPARED,
   );
   const out: PutResult[] = puts.map(() => ({ kind: 'full' }));
   for (const { ord, created, ...row } of rows) out[ord - 1] = { kind: 'written', row, created };

@@ -3,6 +3,7 @@
 import type { Sql } from 'postgres';
 import type { TaskState } from '../machines/task.js';
 import type { Tx } from './ledger.js';
+import { PREPARED } from './prepared.js';
 
 export interface TaskRow {
   id: string;
@@ -87,7 +88,7 @@ export async function insertTask(tx: Tx, n: NewTask): Promise<void> {
 }
 
 export async function lockTask(tx: Tx, id: string): Promise<TaskRow | null> {
-  const rows = await tx.unsafe<TaskRow[]>(`${SELECT} WHERE t.id = $1 FOR UPDATE OF t`, [id]);
+  const rows = await tx.unsafe<TaskRow[]>(`${SELECT} WHERE t.id = $1 FOR UPDATE OF t`, [id], PREPARED);
   return rows[0] ?? null;
 }
 
@@ -101,7 +102,7 @@ export async function lockNextDue(tx: Tx, now: Date): Promise<TaskRow | null> {
 }
 
 export async function getTask(sql: Tx, id: string): Promise<TaskRow | null> {
-  const rows = await sql.unsafe<TaskRow[]>(`${SELECT} WHERE t.id = $1`, [id]);
+  const rows = await sql.unsafe<TaskRow[]>(`${SELECT} WHERE t.id = $1`, [id], PREPARED);
   return rows[0] ?? null;
 }
 
@@ -161,6 +162,7 @@ export async function moveTask(
      ${ROW_COLUMNS}, (SELECT seq::text FROM e) AS event_seq
      FROM t JOIN identities p ON p.id = t.poster_id LEFT JOIN identities c ON c.id = t.claimer_id`,
     [...cols.map((c) => patch[c]), id, version + 1, version, e.event, e.from, e.to, e.actorId, e.at] as never[],
+    PREPARED,
   );
   const row = rows[0];
   // The row is locked, so the version cannot have moved; this guards the invariant anyway.
@@ -182,5 +184,6 @@ export async function submissionsOf(sql: Tx, taskIds: string[]): Promise<Submiss
      FROM task_submissions s JOIN identities i ON i.id = s.author_id
      WHERE s.task_id = ANY($1::uuid[]) AND s.hidden_at IS NULL ORDER BY s.created_at`,
     [taskIds],
+    PREPARED,
   );
 }
