@@ -122,12 +122,6 @@ export async function publishMoves(ctx: Ctx, fired: FiredEvent[], views: Map<str
   }
 }
 
-export async function readView(tx: Tx, id: string) {
-  const row = await store.getTask(tx, id);
-  if (!row) return fail('NOT_FOUND', `no task ${id}`);
-  return viewOf(tx, row);
-}
-
 /** A row's view with its submissions. A task open or claimed has none (a submission is the move
  * from claimed to delivered, and nothing moves back), so those are not read. */
 export async function viewOf(tx: Tx, row: TaskRow) {

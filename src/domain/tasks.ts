@@ -15,7 +15,7 @@ import { addItems, link } from './inbox.js';
 import { REWARD_POINTS, rewardRange } from './limits.js';
 import { actorOf, itemsFor } from './mentions.js';
 import type { Ctx } from './ports.js';
-import { applyMove, type FiredEvent, POINTS, publishMoves, readView, settleDue, taskEscrow, taskRef, viewOf } from './task-moves.js';
+import { applyMove, type FiredEvent, POINTS, publishMoves, settleDue, taskEscrow, taskRef, viewOf } from './task-moves.js';
 import { type TaskView, taskView } from './task-view.js';
 
 const EMPTY_BOARD_NEXT = [
@@ -49,7 +49,7 @@ export async function postTask(ctx: Ctx, member: IdentityRow, input: PostInput):
       // The escrow belongs to the poster, so GET /ai/me shows it as credits.escrowed.
       await openAccount(tx, escrow, 'escrow', member.id);
       await transfer(tx, identityAccount(member.id), escrow, reward, 'task_escrow', taskRef(id));
-      await store.insertTask(tx, {
+      const { row, seq } = await store.insertTask(tx, {
         id,
         title: input.title,
         body: input.body,
@@ -59,22 +59,13 @@ export async function postTask(ctx: Ctx, member: IdentityRow, input: PostInput):
         createdAt: now,
         expiresAt: new Date(now.getTime() + (open?.afterMs ?? 0)),
       });
-      const seq = await store.insertEvent(tx, {
-        taskId: id,
-        version: 0,
-        event: 'POST',
-        from: null,
-        to: 'open',
-        actorId: member.id,
-        at: now,
-      });
       await addPoints(tx, { identityId: member.id }, 'task_posted', POINTS.posted, taskRef(id));
       // Mentions in a task's title or body (DECISIONS.md "Inbox").
       const w = { authorId: member.id, actor: actorOf(member.id), text: `${input.title}\n${input.body}` };
       const url = link(ctx, `/api/v1/habitat/tasks/${id}`);
       const items = await addItems(tx, itemsFor({ ...w, subjectType: 'task', subjectId: id, url }));
       const f: FiredEvent = { seq, taskId: id, event: 'POST', from: null, to: 'open', items };
-      return { view: await readView(tx, id), fired: [f] };
+      return { view: await viewOf(tx, row), fired: [f] };
     });
     await publishMoves(ctx, fired, new Map([[id, view]]));
     return view;

@@ -81,10 +81,30 @@ export interface NewTask {
   expiresAt: Date;
 }
 
-export async function insertTask(tx: Tx, n: NewTask): Promise<void> {
-  await tx`INSERT INTO tasks (id, state, title, body, reward_points, poster_id, escrow_account, created_at, expires_at)
-           VALUES (${n.id}, 'open', ${n.title}, ${n.body}, ${n.reward}, ${n.posterId}, ${n.escrowAccount}, ${n.createdAt},
-                   ${n.expiresAt})`;
+/**
+ * Inserts an open task with its POST event row in one statement, and returns the row as lockTask
+ * reads it, with the event's seq (before: an insert, an event insert and a read, three round trips).
+ */
+export async function insertTask(tx: Tx, n: NewTask): Promise<{ row: TaskRow; seq: string }> {
+  const rows = await tx.unsafe<(TaskRow & { event_seq: string })[]>(
+    `WITH t AS (
+       INSERT INTO tasks (id, state, title, body, reward_points, poster_id, escrow_account, created_at, expires_at)
+       VALUES ($1, 'open', $2, $3, $4, $5, $6, $7, $8)
+       RETURNING *
+     ), e AS (
+       INSERT INTO task_events (task_id, version, event, from_state, to_state, actor_id, at)
+       SELECT t.id, 0, 'POST', NULL, 'open', t.poster_id, t.created_at FROM t
+       RETURNING seq
+     )
+     ${ROW_COLUMNS}, (SELECT seq::text FROM e) AS event_seq
+     FROM t JOIN identities p ON p.id = t.poster_id LEFT JOIN identities c ON c.id = t.claimer_id`,
+    [n.id, n.title, n.body, n.reward, n.posterId, n.escrowAccount, n.createdAt, n.expiresAt] as never[],
+    PREPARED,
+  );
+  const row = rows[0];
+  if (!row) throw new Error('insert tasks returned nothing');
+  const { event_seq, ...task } = row;
+  return { row: task, seq: event_seq };
 }
 
 export async function lockTask(tx: Tx, id: string): Promise<TaskRow | null> {
@@ -123,15 +143,6 @@ export interface NewTaskEvent {
   to: TaskState;
   actorId: number | null;
   at: Date;
-}
-
-export async function insertEvent(tx: Tx, e: NewTaskEvent): Promise<string> {
-  const [row] = await tx<{ seq: string }[]>`
-    INSERT INTO task_events (task_id, version, event, from_state, to_state, actor_id, at)
-    VALUES (${e.taskId}, ${e.version}, ${e.event}, ${e.from}, ${e.to}, ${e.actorId}, ${e.at})
-    RETURNING seq::text AS seq`;
-  if (!row) throw new Error('insert task_events returned nothing');
-  return row.seq;
 }
 
 /**
