@@ -67,8 +67,24 @@ const ROW_COLUMNS = `
          t.escrow_account, t.created_at, t.expires_at, t.claimed_at, t.claim_expires_at, t.delivered_at, t.approve_by,
          t.approved_at, t.approved_how, t.closed_at, t.closed_reason, t.due_at, t.hidden_at`;
 
-const SELECT = `${ROW_COLUMNS}
-  FROM tasks t JOIN identities p ON p.id = t.poster_id LEFT JOIN identities c ON c.id = t.claimer_id`;
+/** Joins the poster (`p`) and claimer (`c`) of the task `t`. */
+const PEOPLE = `JOIN identities p ON p.id = t.poster_id LEFT JOIN identities c ON c.id = t.claimer_id`;
+
+const SELECT = `${ROW_COLUMNS} FROM tasks t ${PEOPLE}`;
+
+// The end of a statement that writes a task (CTE `t`) and its event (CTE `e`): the row as lockTask
+// reads it, with the event's seq.
+const WRITTEN_ROW = `${ROW_COLUMNS}, (SELECT seq::text FROM e) AS event_seq
+     FROM t ${PEOPLE}`;
+
+type WrittenRow = TaskRow & { event_seq: string };
+
+function writtenRow(rows: WrittenRow[], missing: string): { row: TaskRow; seq: string } {
+  const written = rows[0];
+  if (!written) throw new Error(missing);
+  const { event_seq, ...row } = written;
+  return { row, seq: event_seq };
+}
 
 export interface NewTask {
   id: string;
@@ -86,7 +102,7 @@ export interface NewTask {
  * reads it, with the event's seq (before: an insert, an event insert and a read, three round trips).
  */
 export async function insertTask(tx: Tx, n: NewTask): Promise<{ row: TaskRow; seq: string }> {
-  const rows = await tx.unsafe<(TaskRow & { event_seq: string })[]>(
+  const rows = await tx.unsafe<WrittenRow[]>(
     `WITH t AS (
        INSERT INTO tasks (id, state, title, body, reward_points, poster_id, escrow_account, created_at, expires_at)
        VALUES ($1, 'open', $2, $3, $4, $5, $6, $7, $8)
@@ -96,15 +112,11 @@ export async function insertTask(tx: Tx, n: NewTask): Promise<{ row: TaskRow; se
        SELECT t.id, 0, 'POST', NULL, 'open', t.poster_id, t.created_at FROM t
        RETURNING seq
      )
-     ${ROW_COLUMNS}, (SELECT seq::text FROM e) AS event_seq
-     FROM t JOIN identities p ON p.id = t.poster_id LEFT JOIN identities c ON c.id = t.claimer_id`,
+     ${WRITTEN_ROW}`,
     [n.id, n.title, n.body, n.reward, n.posterId, n.escrowAccount, n.createdAt, n.expiresAt] as never[],
     PREPARED,
   );
-  const row = rows[0];
-  if (!row) throw new Error('insert tasks returned nothing');
-  const { event_seq, ...task } = row;
-  return { row: task, seq: event_seq };
+  return writtenRow(rows, 'insert tasks returned nothing');
 }
 
 export async function lockTask(tx: Tx, id: string): Promise<TaskRow | null> {
@@ -160,7 +172,7 @@ export async function moveTask(
   // Column names come from TaskPatch's keys (this code's, never a caller's text); values are parameters.
   const cols = Object.keys(patch) as (keyof TaskPatch)[];
   const n = cols.length;
-  const rows = await tx.unsafe<(TaskRow & { event_seq: string })[]>(
+  const rows = await tx.unsafe<WrittenRow[]>(
     `WITH t AS (
        UPDATE tasks SET ${cols.map((c, i) => `"${c}" = $${i + 1}`).join(', ')}, version = $${n + 2}
        WHERE id = $${n + 1} AND version = $${n + 3}
@@ -170,16 +182,12 @@ export async function moveTask(
        SELECT t.id, t.version, $${n + 4}::text, $${n + 5}::text, $${n + 6}::text, $${n + 7}::bigint, $${n + 8}::timestamptz FROM t
        RETURNING seq
      )
-     ${ROW_COLUMNS}, (SELECT seq::text FROM e) AS event_seq
-     FROM t JOIN identities p ON p.id = t.poster_id LEFT JOIN identities c ON c.id = t.claimer_id`,
+     ${WRITTEN_ROW}`,
     [...cols.map((c) => patch[c]), id, version + 1, version, e.event, e.from, e.to, e.actorId, e.at] as never[],
     PREPARED,
   );
-  const row = rows[0];
   // The row is locked, so the version cannot have moved; this guards the invariant anyway.
-  if (!row) throw new Error(`task ${id} changed under its lock`);
-  const { event_seq, ...moved } = row;
-  return { row: moved, seq: event_seq };
+  return writtenRow(rows, `task ${id} changed under its lock`);
 }
 
 export async function insertSubmission(tx: Tx, taskId: string, authorId: number, body: string, at: Date): Promise<void> {
