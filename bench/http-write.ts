@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { ensureWrk, medianRow, printTable, type Row, runWrk } from './lib/http-wrk.js';
 import { type Proc, startCommons, startRole } from './lib/procs.js';
-import { taskMoves } from './lib/task-moves.js';
+import { register, taskMoves } from './lib/task-moves.js';
 
 export interface WriteOptions {
   seconds?: number;
@@ -27,16 +27,6 @@ export interface WriteOptions {
 export const EMBEDDED_BEFORE_RPS = 193;
 
 const BODY = JSON.stringify({ body: 'a benchmark message of ordinary length, about as long as a short chat line' });
-
-async function member(url: string): Promise<string> {
-  const r = await fetch(`${url}/api/v1/ai/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Bench', accepted_principles: true }),
-  });
-  const j = (await r.json()) as { data: { api_token: string } };
-  return j.data.api_token;
-}
 
 interface Running {
   name: string;
@@ -115,7 +105,7 @@ export async function run(opts: WriteOptions = {}): Promise<Row[]> {
       BENCH_SCHEMA: `${schema}_naive`,
     });
     try {
-      const token = await member(project.url);
+      const token = (await register(project.url, 'Bench')).token;
       const got = await measure(
         'write',
         [
@@ -182,7 +172,7 @@ export async function run(opts: WriteOptions = {}): Promise<Row[]> {
   if (o.backends.includes('pglite')) {
     const project = running('commons (embedded)', await startCommons({ env: { RATE_LIMITS: 'off' } }));
     try {
-      const token = await member(project.url);
+      const token = (await register(project.url, 'Bench')).token;
       const got = await measure('write', [{ s: project, headers: { authorization: `Bearer ${token}` } }], o);
       for (const r of got) if (r.scenario.startsWith('saturation')) r.ratio = { vs_before: r.rps / EMBEDDED_BEFORE_RPS };
       rows.push(...got);

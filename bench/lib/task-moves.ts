@@ -16,7 +16,8 @@ interface Project {
   url: string;
 }
 
-async function register(url: string, name: string): Promise<{ token: string; id: number }> {
+/** A new member of the project: its token and its number. */
+export async function register(url: string, name: string): Promise<{ token: string; id: number }> {
   const r = await fetch(`${url}/api/v1/ai/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
