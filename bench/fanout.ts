@@ -13,7 +13,20 @@
 // publisher timestamp to subscriber receipt (1 socket in 50 sampled).
 import { type ChildProcess, fork } from 'node:child_process';
 import WebSocket from 'ws';
-import { ask, cpuSeconds, median, now, type Proc, pct, rssBytes, sleep, startCommons, startRole, table } from './lib/procs.js';
+import {
+  ask,
+  cpuSeconds,
+  GC_ON_SIGNAL,
+  median,
+  now,
+  type Proc,
+  pct,
+  settledRss,
+  sleep,
+  startCommons,
+  startRole,
+  table,
+} from './lib/procs.js';
 import { quantileMs, readHistogram } from './lib/prom.js';
 
 export interface FanoutOptions {
@@ -73,8 +86,8 @@ const SWARM = new URL('./lib/ws-swarm.ts', import.meta.url).pathname;
 const ROLES = new URL('./lib/ws-servers.ts', import.meta.url).pathname;
 const SUBSCRIBE = '{"op":"subscribe","topic":"chat","ref":"s"}';
 
-function start(server: Server, opts: FanoutOptions): Promise<Proc> {
-  return server === 'commons' ? startCommons({ databaseUrl: opts.databaseUrl }) : startRole(ROLES, server);
+function start(server: Server, opts: FanoutOptions, nodeArgs: string[] = []): Promise<Proc> {
+  return server === 'commons' ? startCommons({ databaseUrl: opts.databaseUrl, nodeArgs }) : startRole(ROLES, server, nodeArgs);
 }
 
 async function swarm(port: number, n: number): Promise<ChildProcess> {
@@ -194,13 +207,13 @@ async function measure(server: Server, opts: FanoutOptions, n: number, round: nu
 
 /** Idle subscribed connections: resident memory per connection, then one fan-out to all. */
 async function idle(server: Server, opts: FanoutOptions): Promise<IdleRow> {
-  const proc = await start(server, opts);
+  const proc = await start(server, opts, GC_ON_SIGNAL);
   try {
     await sleep(1500);
-    const rss0 = rssBytes(proc.pid);
+    const rss0 = await settledRss(proc.pid);
     const subs = await swarm(proc.port, opts.idle);
-    await sleep(2000);
-    const rss1 = rssBytes(proc.pid);
+    await sleep(1500);
+    const rss1 = await settledRss(proc.pid);
     const pub = await publisher(proc.port);
     const burst = 20;
     await ask(subs, { cmd: 'start' }, 'started');

@@ -41,7 +41,7 @@ async function stopChild(c: ChildProcess, graceMs: number): Promise<void> {
 
 /** The Commons server as `npm start` runs it (node dist/main.js), on the embedded default unless
  * `databaseUrl` is given (then in a schema of its own). Rate limits off: the bench measures the path. */
-export async function startCommons(opts: { databaseUrl?: string; env?: Record<string, string> } = {}): Promise<Proc> {
+export async function startCommons(opts: { databaseUrl?: string; env?: Record<string, string>; nodeArgs?: string[] } = {}): Promise<Proc> {
   if (!existsSync('dist/main.js')) throw new Error('dist/main.js is missing: run `npm run build` first');
   const dir = mkdtempSync(join(tmpdir(), 'commons-bench-'));
   const env: NodeJS.ProcessEnv = {
@@ -56,7 +56,7 @@ export async function startCommons(opts: { databaseUrl?: string; env?: Record<st
     ...opts.env,
   };
   // COMMONS_NODE_ARGS adds node flags to the server, e.g. `--cpu-prof --cpu-prof-dir=prof` to profile it.
-  const nodeArgs = (process.env.COMMONS_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const nodeArgs = [...(process.env.COMMONS_NODE_ARGS ?? '').split(' ').filter(Boolean), ...(opts.nodeArgs ?? [])];
   const child = spawn(process.execPath, [...nodeArgs, 'dist/main.js'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((ok, ko) => {
     let out = '';
@@ -78,8 +78,8 @@ export async function startCommons(opts: { databaseUrl?: string; env?: Record<st
 }
 
 /** Forks a bench role (a TypeScript file under bench/lib) that reports `{port}` when listening. */
-export async function startRole(file: string, role: string): Promise<Proc> {
-  const child = fork(file, [role], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+export async function startRole(file: string, role: string, nodeArgs: string[] = []): Promise<Proc> {
+  const child = fork(file, [role], { execArgv: ['--import', 'tsx', ...nodeArgs], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const { port } = await ask<{ port: number }>(child, {}, 'port');
   return {
     pid: child.pid as number,
@@ -96,6 +96,16 @@ export function cpuSeconds(pid: number): number {
 }
 
 /** Resident set size of a process in bytes (Linux /proc). */
+/** Node flags that let `settledRss` ask a server for full collections (bench/lib/gc-on-signal.cjs). */
+export const GC_ON_SIGNAL = ['--expose-gc', '--require', new URL('./gc-on-signal.cjs', import.meta.url).pathname];
+
+/** Resident memory after the process (started with GC_ON_SIGNAL) has collected its garbage. */
+export async function settledRss(pid: number): Promise<number> {
+  process.kill(pid, 'SIGUSR2');
+  await sleep(500);
+  return rssBytes(pid);
+}
+
 export function rssBytes(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) * 1024 : Number.NaN;
