@@ -2,7 +2,7 @@
 // into the task's own escrow account in the transaction that creates the task; every later move
 // locks the task row first, so concurrent moves on one task resolve to exactly one outcome.
 import { randomUUID } from 'node:crypto';
-import { deadlineOf, type TaskEventType, type TaskState } from '../machines/task.js';
+import { deadlineOf, TASK_INITIAL, type TaskEventType, type TaskState } from '../machines/task.js';
 import type { IdentityRow } from '../store/identities.js';
 import { balanceOf, identityAccount, openAccount, transfer } from '../store/ledger.js';
 import { addPoints } from '../store/points.js';
@@ -42,7 +42,7 @@ export async function postTask(ctx: Ctx, member: IdentityRow, input: PostInput):
   }
   const id = randomUUID();
   const now = ctx.clock.now();
-  const open = deadlineOf('open');
+  const open = deadlineOf(TASK_INITIAL);
   try {
     const { view, fired } = await txWithRetry(ctx.sql, async (tx) => {
       const escrow = taskEscrow(id);
@@ -58,13 +58,14 @@ export async function postTask(ctx: Ctx, member: IdentityRow, input: PostInput):
         escrowAccount: escrow,
         createdAt: now,
         expiresAt: new Date(now.getTime() + (open?.afterMs ?? 0)),
+        state: TASK_INITIAL,
       });
       await addPoints(tx, { identityId: member.id }, 'task_posted', POINTS.posted, taskRef(id));
       // Mentions in a task's title or body (DECISIONS.md "Inbox").
       const w = { authorId: member.id, actor: actorOf(member.id), text: `${input.title}\n${input.body}` };
       const url = link(ctx, `/api/v1/habitat/tasks/${id}`);
       const items = await addItems(tx, itemsFor({ ...w, subjectType: 'task', subjectId: id, url }));
-      const f: FiredEvent = { seq, taskId: id, event: 'POST', from: null, to: 'open', items };
+      const f: FiredEvent = { seq, taskId: id, event: 'POST', from: null, to: TASK_INITIAL, items };
       return { view: await viewOf(tx, row), fired: [f] };
     });
     await publishMoves(ctx, fired, new Map([[id, view]]));

@@ -46,6 +46,9 @@ export const taskMachine = setup({
   },
 });
 
+/** The state every task starts in (the machine's initial state). */
+export const TASK_INITIAL = taskMachine.config.initial as TaskState;
+
 export function taskNext(from: TaskState, event: TaskEventType): TaskState | null {
   return nextState(taskMachine, from, { type: event }) as TaskState | null;
 }

@@ -95,25 +95,27 @@ export interface NewTask {
   escrowAccount: string;
   createdAt: Date;
   expiresAt: Date;
+  /** The machine's initial state (TASK_INITIAL): the task's state and its POST event's to_state. */
+  state: TaskState;
 }
 
 /**
- * Inserts an open task with its POST event row in one statement, and returns the row as lockTask
+ * Inserts a new task with its POST event row in one statement, and returns the row as lockTask
  * reads it, with the event's seq (before: an insert, an event insert and a read, three round trips).
  */
 export async function insertTask(tx: Tx, n: NewTask): Promise<{ row: TaskRow; seq: string }> {
   const rows = await tx.unsafe<WrittenRow[]>(
     `WITH t AS (
        INSERT INTO tasks (id, state, title, body, reward_points, poster_id, escrow_account, created_at, expires_at)
-       VALUES ($1, 'open', $2, $3, $4, $5, $6, $7, $8)
+       VALUES ($1, $9, $2, $3, $4, $5, $6, $7, $8)
        RETURNING *
      ), e AS (
        INSERT INTO task_events (task_id, version, event, from_state, to_state, actor_id, at)
-       SELECT t.id, 0, 'POST', NULL, 'open', t.poster_id, t.created_at FROM t
+       SELECT t.id, 0, 'POST', NULL, t.state, t.poster_id, t.created_at FROM t
        RETURNING seq
      )
      ${WRITTEN_ROW}`,
-    [n.id, n.title, n.body, n.reward, n.posterId, n.escrowAccount, n.createdAt, n.expiresAt] as never[],
+    [n.id, n.title, n.body, n.reward, n.posterId, n.escrowAccount, n.createdAt, n.expiresAt, n.state] as never[],
     PREPARED,
   );
   return writtenRow(rows, 'insert tasks returned nothing');

@@ -1,7 +1,7 @@
 // The task machine as a pure transition table (spec 3.2; DECISIONS.md "Tasks (credits)",
 // "Beyond the spec"): every state against every event, and the deadline each waiting state runs.
 import { describe, expect, it } from 'vitest';
-import { deadlineOf, TASK_STATES, type TaskEventType, taskNext } from '../../src/machines/task.js';
+import { deadlineOf, TASK_INITIAL, TASK_STATES, type TaskEventType, taskNext } from '../../src/machines/task.js';
 
 const EVENTS: TaskEventType[] = ['CLAIM', 'SUBMIT', 'APPROVE', 'CANCEL', 'EXPIRE_UNCLAIMED', 'AUTO_APPROVE', 'CLAIM_LAPSED'];
 const ALLOWED: Record<string, string> = {
@@ -25,6 +25,10 @@ describe('task machine', () => {
       });
     }
   }
+
+  it('starts every task open (spec 3.2), the state a post writes', () => {
+    expect(TASK_INITIAL).toBe('open');
+  });
 
   it('runs 7 days while open, 72 h while claimed, 24 h while delivered, nothing once final', () => {
     const H = 3600_000;
