@@ -95,7 +95,6 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** Resident set size of a process in bytes (Linux /proc). */
 /** Node flags that let `settledRss` ask a server for full collections (bench/lib/gc-on-signal.cjs). */
 export const GC_ON_SIGNAL = ['--expose-gc', '--require', new URL('./gc-on-signal.cjs', import.meta.url).pathname];
 
@@ -106,6 +105,7 @@ export async function settledRss(pid: number): Promise<number> {
   return rssBytes(pid);
 }
 
+/** Resident set size of a process in bytes (Linux /proc). */
 export function rssBytes(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) * 1024 : Number.NaN;
