@@ -1,14 +1,15 @@
 # syntax=docker/dockerfile:1
 # The commons service as a container image (docs/operations.md "Container"). Two stages: the
-# build stage compiles TypeScript to dist/ with the dev dependencies; the runtime stage holds
-# dist/, sql/ and the production dependencies only, and runs as the unprivileged `node` user.
+# build stage bundles the TypeScript into dist/ with the dev dependencies; the runtime stage holds
+# dist/, sql/, public/ (the page's assets) and the production dependencies only, and runs as the
+# unprivileged `node` user.
 # test/deploy.test.ts runs this file's build, start and health-check command lines as plain
 # processes, so they cannot rot. Install scripts are off: no dependency needs one (package.json
-# allowScripts), and `prepare` would compile a second time.
+# allowScripts), and `prepare` would bundle a second time.
 
 FROM node:20.20.2-bookworm-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY package.json package-lock.json tsconfig.json ./
 COPY scripts ./scripts
 COPY src ./src
 RUN npm ci --ignore-scripts --no-audit --no-fund && npm run build
@@ -30,6 +31,7 @@ COPY package.json ./
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY sql ./sql
+COPY public ./public
 RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]
 USER node

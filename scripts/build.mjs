@@ -1,25 +1,47 @@
-// `npm run build` (also run by `npm ci` through `prepare`): compiles src/ to dist/ with tsc, then
-// copies the files tsc does not emit (the PGlite worker is plain ESM loaded by URL at run time).
-// `npm start` runs dist/main.js with node itself, so starting never transpiles.
-// An install without dev dependencies (a container's runtime stage) has no compiler: there the
+// `npm run build` (also run by `npm ci` through `prepare`): bundles src/ into dist/ with esbuild,
+// one ES module per entry (dist/main.js for `npm start`, dist/backup.js for `npm run backup`) plus
+// the chunks they share, then copies the PGlite worker, which runs as plain ESM loaded by URL.
+// `npm start` runs dist/main.js with node itself, so starting never transpiles. Why a bundle and
+// not tsc's one file per module: Node 20 has no compile cache, and resolving, reading and
+// compiling ~400 modules (ours and the dependencies') was most of the start; one bundle halves the
+// time to the first answer (BENCHMARKS.md "Start and memory at idle"). Type checking is
+// `npm run check` (tsc --noEmit), which CI runs.
+// An install without dev dependencies (a container's runtime stage) has no bundler: there the
 // dist/ built earlier is kept, and its absence is an error.
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { copyFileSync, existsSync, rmSync } from 'node:fs';
 
-const require = createRequire(import.meta.url);
-let tsc;
+let esbuild;
 try {
-  tsc = require.resolve('typescript/bin/tsc');
+  esbuild = await import('esbuild');
 } catch {
   if (existsSync('dist/main.js')) {
-    console.log('build: no TypeScript compiler (production install); keeping the existing dist/');
+    console.log('build: no bundler (production install); keeping the existing dist/');
     process.exit(0);
   }
-  console.error('build: dist/ is missing and TypeScript is not installed: run `npm ci` (with dev dependencies) first');
+  console.error('build: dist/ is missing and esbuild is not installed: run `npm ci` (with dev dependencies) first');
   process.exit(1);
 }
+
 rmSync('dist', { recursive: true, force: true });
-execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
-mkdirSync('dist/store', { recursive: true });
-copyFileSync('src/store/pglite-worker.mjs', 'dist/store/pglite-worker.mjs');
+await esbuild.build({
+  entryPoints: ['src/main.ts', 'src/backup.ts'],
+  outdir: 'dist',
+  bundle: true,
+  // The code main.ts imports late (app.ts, after the store starts opening) is a chunk of its own,
+  // so the embedded database's worker starts before most of the code is even parsed. Chunks sit
+  // beside the entries: src/store/db.ts finds the worker beside whichever file holds it.
+  splitting: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: true,
+  // Stack traces map back to src/ through the mappings alone; the sources stay out of the map.
+  sourcesContent: false,
+  logLevel: 'warning',
+  // Native addons are found by their packages at run time; PGlite runs in its worker, which
+  // imports it from node_modules.
+  external: ['uWebSockets.js', 'msgpackr-extract', 'bufferutil', 'utf-8-validate', '@electric-sql/pglite', '@electric-sql/pglite-socket'],
+  // Bundled CommonJS dependencies call require() for Node's own modules.
+  banner: { js: "import { createRequire as __commonsRequire } from 'node:module'; const require = __commonsRequire(import.meta.url);" },
+});
+copyFileSync('src/store/pglite-worker.mjs', 'dist/pglite-worker.mjs');

@@ -4,10 +4,11 @@
 // to start on it rather than write into a schema it does not know (docs/operations.md, upgrades;
 // DESIGN.md "Shape": migrations as numbered files).
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Sql } from 'postgres';
+import { findUp } from '../paths.js';
 
-export const SQL_DIR = fileURLToPath(new URL('../../sql/', import.meta.url));
+/** The project's sql/ directory, with a trailing slash. */
+export const SQL_DIR = `${findUp(import.meta.url, 'sql', '001_foundation.sql')}/`;
 
 export interface Migration {
   version: number;

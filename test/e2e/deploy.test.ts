@@ -126,6 +126,12 @@ describe('the image, played as plain processes', () => {
       const [kind, cbin, ...cargs] = node.healthcheck.test;
       expect(kind).toBe('CMD');
       expect((await runToEnd(cbin as string, cargs, { cwd: image.dir, env: { PORT: port } })).code).toBe(0);
+      // The page and its assets come from files the image must carry (public/), found from dist/.
+      const page = await fetch(`${url}/`);
+      expect(page.status).toBe(200);
+      const asset = /\/assets\/page\.[0-9a-f]+\.css/.exec(await page.text())?.[0];
+      expect(asset).toBeDefined();
+      expect((await fetch(`${url}${asset}`)).status).toBe(200);
 
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);

@@ -1,12 +1,12 @@
 // The page's static assets (DECISIONS.md "The page for people": every asset served by the service
 // itself). Files in public/ are read once at start, named by a hash of their content and served
 // with a year-long immutable cache, gzip-compressed when the client accepts it. public/ is found
-// by walking up from this module, so the same code works from src/ (tsx) and from compiled dist/.
+// by walking up from this module (src/paths.ts), so the same code works from src/ and from dist/.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { findUp } from '../../../paths.js';
 
 export interface Asset {
   /** The URL path, e.g. /assets/page.3f2a9c1b0d.css */
@@ -26,18 +26,8 @@ const TYPES: Record<string, string> = {
 export const ASSET_FILES = ['page.css', 'page.js', 'icon.svg'] as const;
 export type AssetName = (typeof ASSET_FILES)[number];
 
-function publicDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'public', 'page.js'))) return join(dir, 'public');
-    const up = dirname(dir);
-    if (up === dir) throw new Error('public/ with the page assets was not found above the service code');
-    dir = up;
-  }
-}
-
 function load(): { byName: Map<AssetName, Asset>; byPath: Map<string, Asset> } {
-  const dir = publicDir();
+  const dir = findUp(import.meta.url, 'public', 'page.js');
   const byName = new Map<AssetName, Asset>();
   const byPath = new Map<string, Asset>();
   for (const name of ASSET_FILES) {
