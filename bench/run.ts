@@ -2,11 +2,12 @@
 // machine (DESIGN.md "Benchmarks"). Each suite starts its servers as separate processes, alternates
 // rounds between them, and reports ratios; this prints every table and writes the whole run as
 // JSON to bench/results/run-<time>.json (the figures BENCHMARKS.md quotes).
-// Options: --quick (fewer and shorter rounds, a smoke run), --only fanout,read,write,search
+// Options: --quick (fewer and shorter rounds, a smoke run), --only fanout,read,write,start,search
 //          --database-url postgres://... (the PostgreSQL the write suite's real-PostgreSQL half
 //          and the search suite's second half run on, each in a schema of its own; default:
 //          BENCH_DATABASE_URL, else the local server at 127.0.0.1:5432). The search suite runs on
-//          the embedded database, then on that PostgreSQL, and reports each.
+//          the embedded database, then on that PostgreSQL, and reports each; the start suite
+//          starts the service on each.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -62,6 +63,18 @@ const suites: [string, () => Promise<Suite>][] = [
         const rows = await run({ ...(q ? { seconds: 2, rounds: 1 } : {}), ...(databaseUrl ? { databaseUrl } : {}) });
         printTable(rows);
         return { suite: 'write', command: 'node --import tsx bench/http-write.ts', summary: '', data: rows };
+      };
+    },
+  ],
+  [
+    'start',
+    async () => {
+      const { run, summarize } = await import('./start.js');
+      return async ({ quick: q, args: a }) => {
+        const i = a.indexOf('--database-url');
+        const databaseUrl = (i >= 0 ? a[i + 1] : undefined) ?? process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+        const rows = await run({ rounds: q ? 1 : 5, databaseUrl });
+        return { suite: 'start', command: 'node --import tsx bench/start.ts', summary: summarize(rows), data: rows };
       };
     },
   ],

@@ -25,7 +25,16 @@ export async function serviceNostrKey(ctx: Ctx): Promise<NostrKey> {
     hex = await getOrCreateSetting(ctx.sql, 'nostr_secret_key', () => bytesToHex(generateSecretKey()));
   }
   const secret = hexToBytes(hex);
-  return { secret, pubkey: getPublicKey(secret) };
+  // Derived on first use: the first point multiplication builds the curve's precomputed table
+  // (about 50 ms), which the start would otherwise spend while its first requests wait.
+  let pubkey: string | undefined;
+  return {
+    secret,
+    get pubkey() {
+      pubkey ??= getPublicKey(secret);
+      return pubkey;
+    },
+  };
 }
 
 export interface SignalEventInput {

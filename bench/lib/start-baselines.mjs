@@ -1,0 +1,18 @@
+// The floor for bench/start.ts: the smallest server of each kind, plain JavaScript run by node
+// itself (as `npm start` runs dist/main.js), answering 200 on every GET. Port from PORT.
+//   node bench/lib/start-baselines.mjs uws|fastify
+const port = Number(process.env.PORT);
+if (process.argv[2] === 'uws') {
+  const uWS = (await import('uWebSockets.js')).default;
+  uWS
+    .App()
+    .get('/*', (res) => res.end('{"status":"ok"}'))
+    .listen('127.0.0.1', port, (s) => s && console.log('listening'));
+} else {
+  const { fastify } = await import('fastify');
+  const app = fastify();
+  app.get('/*', async () => ({ status: 'ok' }));
+  await app.listen({ host: '127.0.0.1', port });
+  console.log('listening');
+  process.on('SIGTERM', () => app.close().then(() => process.exit(0)));
+}
