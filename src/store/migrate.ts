@@ -25,6 +25,8 @@ export function listMigrations(dir = SQL_DIR): Migration[] {
 
 /** Applies every migration not yet recorded. Serialised across nodes by an advisory lock. */
 export async function migrate(sql: Sql, dir = SQL_DIR): Promise<number[]> {
+  const known = listMigrations(dir);
+  if (await upToDate(sql, known)) return [];
   const applied: number[] = [];
   await sql.begin(async (tx) => {
     // Migrations (and waiting for another node's) may take longer than a request's deadlines.
@@ -34,7 +36,6 @@ export async function migrate(sql: Sql, dir = SQL_DIR): Promise<number[]> {
     await tx`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`;
     const rows = await tx<{ version: number; name: string }[]>`SELECT version, name FROM schema_migrations ORDER BY version`;
-    const known = listMigrations(dir);
     refuseUnknown(rows, known);
     const done = new Set(rows.map((r) => r.version));
     for (const m of known) {
@@ -45,6 +46,23 @@ export async function migrate(sql: Sql, dir = SQL_DIR): Promise<number[]> {
     }
   });
   return applied;
+}
+
+/** The start's usual case in one read and no lock (six statements fewer, and on the embedded
+ * database, whose first queries are slow, about a tenth of a second sooner): every migration this
+ * build knows is recorded and nothing else is. Anything else, including no table yet, takes the
+ * locked path above, which applies what is missing or refuses a newer schema. A newer node that
+ * migrates after this read is the same case as one that migrates after the locked check. */
+async function upToDate(sql: Sql, known: Migration[]): Promise<boolean> {
+  let rows: { version: number; name: string }[];
+  try {
+    rows = await sql<{ version: number; name: string }[]>`SELECT version, name FROM schema_migrations`;
+  } catch (err) {
+    if ((err as { code?: string }).code === '42P01') return false; // undefined_table: a new database
+    throw err;
+  }
+  const names = new Map(known.map((m) => [m.version, m.name]));
+  return rows.length === known.length && rows.every((r) => names.get(r.version) === r.name);
 }
 
 /** Thrown when the database was migrated past what this build knows; nothing is written. */

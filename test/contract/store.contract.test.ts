@@ -59,6 +59,22 @@ describe.each(backends)('store on $name', ({ real }) => {
     expect(rows.map((r) => r.version)).toEqual(listMigrations().map((m) => m.version));
   });
 
+  // Only on PostgreSQL: the embedded database is one session, where the lock is re-entrant.
+  if (real) {
+    it('an up-to-date schema is recognised with one read, without waiting for the migration lock', async () => {
+      const holder = await store.sql.reserve();
+      await holder`BEGIN`;
+      await holder`SELECT pg_advisory_xact_lock(7262011)`;
+      try {
+        const waited = new Promise<string>((ok) => setTimeout(() => ok('waited for the lock'), 3000));
+        expect(await Promise.race([migrate(store.sql), waited])).toEqual([]);
+      } finally {
+        await holder`ROLLBACK`;
+        holder.release();
+      }
+    });
+  }
+
   it('numbers identities from a sequence and marks the founding cohort in the schema', async () => {
     const a = await newIdentity('first');
     const b = await newIdentity('second');
