@@ -3,9 +3,9 @@
 // the chunks they share, then copies the PGlite worker, which runs as plain ESM loaded by URL.
 // `npm start` runs dist/main.js with node itself, so starting never transpiles. Why a bundle and
 // not tsc's one file per module: Node 20 has no compile cache, and resolving, reading and
-// compiling ~400 modules (ours and the dependencies') was most of the start; one bundle halves the
-// time to the first answer (BENCHMARKS.md "Start and memory at idle"). Type checking is
-// `npm run check` (tsc --noEmit), which CI runs.
+// compiling our 208 modules and the dependencies' was most of the start; the bundle answers its
+// first request in about half the time (BENCHMARKS.md "Start (`bench/start.ts`)"). Type checking
+// is `npm run check` (tsc --noEmit), which CI runs.
 // An install without dev dependencies (a container's runtime stage) has no bundler: there the
 // dist/ built earlier is kept, and its absence is an error.
 import { copyFileSync, existsSync, rmSync } from 'node:fs';
