@@ -35,11 +35,9 @@ export async function migrate(sql: Sql, dir = SQL_DIR): Promise<number[]> {
     await tx`SELECT pg_advisory_xact_lock(7262011)`;
     await tx`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`;
-    const rows = await tx<{ version: number; name: string }[]>`SELECT version, name FROM schema_migrations ORDER BY version`;
+    const rows = await tx<Recorded[]>`SELECT version, name FROM schema_migrations ORDER BY version`;
     refuseUnknown(rows, known);
-    const done = new Set(rows.map((r) => r.version));
-    for (const m of known) {
-      if (done.has(m.version)) continue;
+    for (const m of compare(rows, known).missing) {
       await tx.unsafe(m.text);
       await tx`INSERT INTO schema_migrations (version, name) VALUES (${m.version}, ${m.name})`;
       applied.push(m.version);
@@ -54,15 +52,25 @@ export async function migrate(sql: Sql, dir = SQL_DIR): Promise<number[]> {
  * locked path above, which applies what is missing or refuses a newer schema. A newer node that
  * migrates after this read is the same case as one that migrates after the locked check. */
 async function upToDate(sql: Sql, known: Migration[]): Promise<boolean> {
-  let rows: { version: number; name: string }[];
+  let rows: Recorded[];
   try {
-    rows = await sql<{ version: number; name: string }[]>`SELECT version, name FROM schema_migrations`;
+    rows = await sql<Recorded[]>`SELECT version, name FROM schema_migrations`;
   } catch (err) {
     if ((err as { code?: string }).code === '42P01') return false; // undefined_table: a new database
     throw err;
   }
+  const { unknown, missing } = compare(rows, known);
+  return unknown.length === 0 && missing.length === 0;
+}
+
+type Recorded = { version: number; name: string };
+
+/** What the database records that this build does not know (by version and name), and what this
+ * build has that the database has not applied (by version). */
+function compare(rows: Recorded[], known: Migration[]): { unknown: Recorded[]; missing: Migration[] } {
   const names = new Map(known.map((m) => [m.version, m.name]));
-  return rows.length === known.length && rows.every((r) => names.get(r.version) === r.name);
+  const done = new Set(rows.map((r) => r.version));
+  return { unknown: rows.filter((r) => names.get(r.version) !== r.name), missing: known.filter((m) => !done.has(m.version)) };
 }
 
 /** Thrown when the database was migrated past what this build knows; nothing is written. */
@@ -70,9 +78,8 @@ export class SchemaTooNewError extends Error {
   override name = 'SchemaTooNewError';
 }
 
-function refuseUnknown(rows: { version: number; name: string }[], known: Migration[]): void {
-  const names = new Map(known.map((m) => [m.version, m.name]));
-  const unknown = rows.filter((r) => names.get(r.version) !== r.name);
+function refuseUnknown(rows: Recorded[], known: Migration[]): void {
+  const { unknown } = compare(rows, known);
   if (unknown.length === 0) return;
   const newest = known.at(-1)?.name ?? 'none';
   throw new SchemaTooNewError(
@@ -84,7 +91,6 @@ function refuseUnknown(rows: { version: number; name: string }[], known: Migrati
 
 /** True when every migration file has been applied (the /readyz check). */
 export async function migrationsCurrent(sql: Sql, dir = SQL_DIR): Promise<boolean> {
-  const rows = await sql<{ version: number }[]>`SELECT version FROM schema_migrations`;
-  const done = new Set(rows.map((r) => r.version));
-  return listMigrations(dir).every((m) => done.has(m.version));
+  const rows = await sql<Recorded[]>`SELECT version, name FROM schema_migrations`;
+  return compare(rows, listMigrations(dir)).missing.length === 0;
 }
