@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { ensureWrk, medianRow, printTable, type Row, runWrk } from './lib/http-wrk.js';
-import { type Proc, startCommons, startRole } from './lib/procs.js';
+import { benchDatabaseUrl, type Proc, startCommons, startRole } from './lib/procs.js';
 import { register, taskMoves } from './lib/task-moves.js';
 
 export interface WriteOptions {
@@ -91,7 +91,7 @@ export async function run(opts: WriteOptions = {}): Promise<Row[]> {
     connections: opts.connections ?? 16,
     highConnections: opts.highConnections ?? 256,
     backends: opts.backends ?? ['postgres', 'pglite'],
-    databaseUrl: opts.databaseUrl ?? process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    databaseUrl: benchDatabaseUrl(opts.databaseUrl),
   };
   const rows: Row[] = [];
   if (o.backends.includes('postgres')) {

@@ -13,6 +13,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fanoutOptions, runFanout } from './fanout.js';
 import { printTable } from './lib/http-wrk.js';
+import { argValue, benchDatabaseUrl } from './lib/procs.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -58,8 +59,7 @@ const suites: [string, () => Promise<Suite>][] = [
     async () => {
       const { run } = await import('./http-write.js');
       return async ({ quick: q, args: a }) => {
-        const i = a.indexOf('--database-url');
-        const databaseUrl = i >= 0 ? a[i + 1] : undefined;
+        const databaseUrl = argValue(a, '--database-url');
         const rows = await run({ ...(q ? { seconds: 2, rounds: 1 } : {}), ...(databaseUrl ? { databaseUrl } : {}) });
         printTable(rows);
         return { suite: 'write', command: 'node --import tsx bench/http-write.ts', summary: '', data: rows };
@@ -71,8 +71,7 @@ const suites: [string, () => Promise<Suite>][] = [
     async () => {
       const { run, summarize } = await import('./start.js');
       return async ({ quick: q, args: a }) => {
-        const i = a.indexOf('--database-url');
-        const databaseUrl = (i >= 0 ? a[i + 1] : undefined) ?? process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+        const databaseUrl = benchDatabaseUrl(argValue(a, '--database-url'));
         const rows = await run({ rounds: q ? 1 : 5, databaseUrl });
         return { suite: 'start', command: 'node --import tsx bench/start.ts', summary: summarize(rows), data: rows };
       };
@@ -83,8 +82,7 @@ const suites: [string, () => Promise<Suite>][] = [
     async () => {
       const { runBoth } = await import('./search.js');
       return async ({ quick: q, args: a }) => {
-        const i = a.indexOf('--database-url');
-        const databaseUrl = (i >= 0 ? a[i + 1] : undefined) ?? process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+        const databaseUrl = benchDatabaseUrl(argValue(a, '--database-url'));
         const r = await runBoth({ ...(q ? { messages: 20_000, requests: 100 } : {}), databaseUrl });
         return {
           suite: 'search',

@@ -14,7 +14,7 @@ import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { median, rssBytes, sleep } from './lib/procs.js';
+import { argValue, benchDatabaseUrl, median, rssBytes, sleep } from './lib/procs.js';
 
 interface Kind {
   name: string;
@@ -147,11 +147,7 @@ export function summarize(rows: StartRow[]): string {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const a = process.argv.slice(2);
-  const at = (flag: string) => (a.indexOf(flag) >= 0 ? a[a.indexOf(flag) + 1] : undefined);
-  const rows = await run({
-    rounds: Number(at('--rounds') ?? 5),
-    databaseUrl: at('--database-url') ?? 'postgres://postgres@127.0.0.1:5432/test',
-  });
+  const rows = await run({ rounds: Number(argValue(a, '--rounds') ?? 5), databaseUrl: benchDatabaseUrl(argValue(a, '--database-url')) });
   console.log(summarize(rows));
   process.exit(0);
 }

@@ -13,6 +13,16 @@ export interface Proc {
 }
 
 export const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
+
+/** The value after `flag` in `args`, if the flag is there. */
+export const argValue = (args: string[], flag: string): string | undefined => {
+  const i = args.indexOf(flag);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+
+/** The PostgreSQL the suites run on: the one given, else BENCH_DATABASE_URL, else the local server. */
+export const benchDatabaseUrl = (given?: string): string =>
+  given ?? process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const now = () => performance.timeOrigin + performance.now();
 
 export function ask<T>(c: ChildProcess, msg: object, key: string): Promise<T> {
