@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { ensureWrk, medianRow, printTable, type Row, runWrk } from './lib/http-wrk.js';
-import { benchDatabaseUrl, type Proc, startCommons, startRole } from './lib/procs.js';
+import { argValue, benchDatabaseUrl, type Proc, startCommons, startRole } from './lib/procs.js';
 import { register, taskMoves } from './lib/task-moves.js';
 
 export interface WriteOptions {
@@ -48,6 +48,8 @@ async function measure(
   servers: { s: Running; headers: Record<string, string> }[],
   o: Required<WriteOptions>,
   withHalf = true,
+  /** The servers use this machine's PostgreSQL: measure its CPU too. */
+  database = false,
 ) {
   const rows: Row[] = [];
   const post = (s: Running, headers: Record<string, string>, delayMs = 0) =>
@@ -60,6 +62,7 @@ async function measure(
       headers: { 'content-type': 'application/json', ...headers },
       serverPid: s.pid,
       delayMs,
+      database,
     });
   const sat = new Map<string, Row[]>();
   for (let round = 0; round < o.rounds; round++) {
@@ -113,6 +116,8 @@ export async function run(opts: WriteOptions = {}): Promise<Row[]> {
           { s: naive, headers: { authorization: 'Bearer naive' } },
         ],
         o,
+        true,
+        true,
       );
       const base = got.find((r) => r.server === naive.name && r.scenario.startsWith('saturation'));
       for (const r of got)
@@ -129,6 +134,7 @@ export async function run(opts: WriteOptions = {}): Promise<Row[]> {
           ],
           { ...o, connections: o.highConnections },
           false,
+          true,
         );
         const hb = high.find((r) => r.server === naive.name);
         for (const r of high) if (r.server === project.name && hb) r.ratio = { vs_naive: r.rps / hb.rps };
@@ -148,6 +154,7 @@ export async function run(opts: WriteOptions = {}): Promise<Row[]> {
           body,
           headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
           serverPid: project.pid,
+          database: true,
         });
         rows.push({
           suite: 'write',
@@ -226,10 +233,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   // The server runs as `npm start` runs it: from dist/, built first.
   execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   const args = process.argv.slice(2);
-  const arg = (n: string) => {
-    const i = args.indexOf(`--${n}`);
-    return i >= 0 ? args[i + 1] : undefined;
-  };
+  const arg = (n: string) => argValue(args, `--${n}`);
   const rows = await run({
     ...(arg('seconds') ? { seconds: Number(arg('seconds')) } : {}),
     ...(arg('rounds') ? { rounds: Number(arg('rounds')) } : {}),

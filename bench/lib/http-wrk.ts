@@ -3,9 +3,10 @@
 // JSON summary. The client's and the server's CPU are sampled from /proc so a run can be flagged
 // client-bound when wrk, not the server, was the limit.
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cpuSeconds, postgresCores, postgresCpu } from './procs.js';
 
 export interface Row {
   suite: string;
@@ -22,6 +23,9 @@ export interface Row {
   per_cpu_s: number;
   errors: number;
   ratio?: Record<string, number>;
+  /** PostgreSQL's CPU in cores during the run, all its processes and its busiest one (when asked). */
+  db_cpu?: number;
+  db_busiest?: number;
 }
 
 export function ensureWrk(): void {
@@ -88,17 +92,6 @@ function luaFile(delayMs: number, list: boolean): string {
   return path;
 }
 
-/** CPU seconds (user + system) used so far by a process, or NaN when it is gone. */
-export function cpuSeconds(pid: number): number {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const parts = f.slice(f.lastIndexOf(')') + 2).split(' ');
-    return (Number(parts[11]) + Number(parts[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
-  } catch {
-    return Number.NaN;
-  }
-}
-
 export interface WrkOptions {
   url: string;
   seconds: number;
@@ -113,6 +106,8 @@ export interface WrkOptions {
   /** Each request once, in order, instead of one request repeated: its path (on `url`'s origin)
    * and Authorization header. The run ends when the list is spent or at `seconds`. */
   list?: { path: string; authorization: string }[];
+  /** Also measure PostgreSQL's CPU (the server's database is this machine's PostgreSQL). */
+  database?: boolean;
 }
 
 export interface WrkResult {
@@ -124,6 +119,8 @@ export interface WrkResult {
   client_cpu: number;
   client_bound: boolean;
   per_cpu_s: number;
+  db_cpu?: number;
+  db_busiest?: number;
 }
 
 export async function runWrk(o: WrkOptions): Promise<WrkResult> {
@@ -163,6 +160,7 @@ export async function runWrk(o: WrkOptions): Promise<WrkResult> {
   child.stderr.on('data', (d) => {
     out += d;
   });
+  const db0 = o.database ? postgresCpu() : null;
   const s0 = cpuSeconds(o.serverPid);
   const t0 = performance.now();
   // Sample the client's CPU just before it ends: once it has exited /proc no longer has it.
@@ -190,6 +188,9 @@ export async function runWrk(o: WrkOptions): Promise<WrkResult> {
     p99_us: number;
   };
   const wall = (t1 - t0) / 1000;
+  // The database idles once wrk has stopped, so sampling it after the exit adds nothing but
+  // time, which wrk's own duration leaves out.
+  const db = db0 ? postgresCores(db0, postgresCpu(), r.duration_us / 1e6) : {};
   const clientCpu = wall > 0 ? c1 / wall : 0;
   return {
     rps: Math.round(r.requests / (r.duration_us / 1e6)),
@@ -201,6 +202,7 @@ export async function runWrk(o: WrkOptions): Promise<WrkResult> {
     // One wrk thread: near a full core means the generator, not the server, set the pace.
     client_bound: clientCpu > 0.9,
     per_cpu_s: s1 > s0 ? Math.round(r.requests / (s1 - s0)) : 0,
+    ...db,
   };
 }
 
@@ -218,6 +220,7 @@ export function printTable(rows: Row[]): void {
       String(r.per_cpu_s).padStart(8),
       r.client_bound ? ' CLIENT-BOUND' : '',
       r.errors ? ` errors=${r.errors}` : '',
+      r.db_cpu !== undefined ? ` dbCPU=${r.db_cpu.toFixed(2)} (busiest ${(r.db_busiest ?? 0).toFixed(2)})` : '',
       r.ratio
         ? ` ${Object.entries(r.ratio)
             .map(([k, v]) => `${k}=${v.toFixed(2)}x`)

@@ -2,7 +2,7 @@
 // does), fork a role script, ask a child over IPC, read a process's CPU time and resident memory.
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -98,11 +98,47 @@ export async function startRole(file: string, role: string, nodeArgs: string[] =
   };
 }
 
-/** CPU seconds (user + system) a process has used so far (Linux /proc). */
+/** CPU seconds (user + system) a process has used so far (Linux /proc), or NaN when it is gone. */
 export function cpuSeconds(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** CPU seconds used so far by each PostgreSQL process of this machine (postmaster, backends,
+ * WAL writer...), by process id. The bench is the only user of the database while it runs. */
+export function postgresCpu(): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    let comm = '';
+    try {
+      comm = readFileSync(`/proc/${d}/comm`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (comm.trim() !== 'postgres') continue;
+    const s = cpuSeconds(Number(d));
+    if (!Number.isNaN(s)) out.set(Number(d), s);
+  }
+  return out;
+}
+
+/** Cores PostgreSQL used between two `postgresCpu` samples `seconds` apart: all its processes,
+ * and its busiest one (a backend near 1 is a statement stream that cannot go faster on one core). */
+export function postgresCores(before: Map<number, number>, after: Map<number, number>, seconds: number) {
+  let total = 0;
+  let busiest = 0;
+  for (const [pid, s] of after) {
+    const used = s - (before.get(pid) ?? 0);
+    total += used;
+    busiest = Math.max(busiest, used);
+  }
+  return { db_cpu: total / seconds, db_busiest: busiest / seconds };
 }
 
 /** Node flags that let `settledRss` ask a server for full collections (bench/lib/gc-on-signal.cjs). */

@@ -47,6 +47,7 @@ export async function taskMoves(
       headers: { 'content-type': 'application/json' },
       serverPid: project.pid,
       list,
+      database: true,
     });
     rows.push({
       suite: 'write',
