@@ -5,8 +5,10 @@
 // is set by how many events go out together, not by how many there are.
 //
 // Adaptive batching: an event that arrives when the fan-out is idle goes out at once (no added
-// delay). After a burst, events that arrive within the hold wait and go out together, in arrival
-// order, when the hold ends. The hold is what the last burst cost to write (measured from its
+// delay), and so does every event that arrives in the same event-loop turn, before uWS has
+// written the burst (a group commit settles its posts together: they go out in one write per
+// socket, not the first alone and the rest a turn later). After a burst, events that arrive
+// within the hold wait and go out together, in arrival order, when the hold ends. The hold is what the last burst cost to write (measured from its
 // publish to the next turn of the event loop, after uWS has written it to every socket), between
 // HOLD_MS and MAX_HOLD_MS: a topic with few subscribers batches little and waits little, one with
 // thousands batches whatever arrives while a burst would take to write, so the fan-out never needs
@@ -33,7 +35,8 @@ export class Fanout {
   private timer: NodeJS.Timeout | null = null;
   private lastFlush = 0;
   private hold = HOLD_MS;
-  private measuring = false;
+  /** A burst began in this event-loop turn and uWS has not written it yet (until setImmediate). */
+  private turnOpen = false;
   /** Events published, per encoding (a metric and a test hook). */
   published = 0;
   /** Publish bursts: published / bursts is the batching achieved. */
@@ -64,6 +67,12 @@ export class Fanout {
   }
 
   broadcast(topic: string, e: BusMessage): void {
+    if (this.turnOpen && this.queue.length === 0) {
+      // Joins the burst of this turn: uWS writes everything published in a turn together.
+      this.waited(0);
+      this.publish(topic, e);
+      return;
+    }
     if (this.idle) {
       this.began();
       this.waited(0);
@@ -79,10 +88,10 @@ export class Fanout {
     const t = performance.now();
     this.lastFlush = t;
     this.bursts++;
-    if (this.measuring) return;
-    this.measuring = true;
+    if (this.turnOpen) return;
+    this.turnOpen = true;
     setImmediate(() => {
-      this.measuring = false;
+      this.turnOpen = false;
       this.hold = Math.min(MAX_HOLD_MS, Math.max(HOLD_MS, performance.now() - t));
     });
   }
