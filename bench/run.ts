@@ -2,7 +2,7 @@
 // machine (DESIGN.md "Benchmarks"). Each suite starts its servers as separate processes, alternates
 // rounds between them, and reports ratios; this prints every table and writes the whole run as
 // JSON to bench/results/run-<time>.json (the figures BENCHMARKS.md quotes).
-// Options: --quick (fewer and shorter rounds, a smoke run), --only fanout,read,write,start,search
+// Options: --quick (fewer and shorter rounds, a smoke run), --only fanout,read,write,rows,start,search
 //          --database-url postgres://... (the PostgreSQL the write suite's real-PostgreSQL half
 //          and the search suite's second half run on, each in a schema of its own; default:
 //          BENCH_DATABASE_URL, else the local server at 127.0.0.1:5432). The search suite runs on
@@ -13,7 +13,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fanoutOptions, runFanout } from './fanout.js';
 import { printTable } from './lib/http-wrk.js';
-import { argValue, benchDatabaseUrl } from './lib/procs.js';
+import { argValue, benchDatabaseUrl, table } from './lib/procs.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -63,6 +63,18 @@ const suites: [string, () => Promise<Suite>][] = [
         const rows = await run({ ...(q ? { seconds: 2, rounds: 1 } : {}), ...(databaseUrl ? { databaseUrl } : {}) });
         printTable(rows);
         return { suite: 'write', command: 'node --import tsx bench/http-write.ts', summary: '', data: rows };
+      };
+    },
+  ],
+  [
+    'rows',
+    async () => {
+      const { run } = await import('./row-cost.js');
+      return async ({ quick: q, args: a }) => {
+        const databaseUrl = benchDatabaseUrl(argValue(a, '--database-url'));
+        const rows = await run({ seconds: q ? 1 : 3, databaseUrl });
+        const summary = table(rows as unknown as Record<string, unknown>[]);
+        return { suite: 'rows', command: 'node --import tsx bench/row-cost.ts', summary, data: rows };
       };
     },
   ],
