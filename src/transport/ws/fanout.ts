@@ -7,12 +7,13 @@
 // Adaptive batching: an event that arrives when the fan-out is idle goes out at once (no added
 // delay), and so does every event that arrives in the same event-loop turn, before uWS has
 // written the burst (a group commit settles its posts together: they go out in one write per
-// socket, not the first alone and the rest a turn later). After a burst, events that arrive
-// within the hold wait and go out together, in arrival order, when the hold ends. The hold is what the last burst cost to write (measured from its
-// publish to the next turn of the event loop, after uWS has written it to every socket), between
-// HOLD_MS and MAX_HOLD_MS: a topic with few subscribers batches little and waits little, one with
-// thousands batches whatever arrives while a burst would take to write, so the fan-out never needs
-// more than about half the event loop. A slow socket only grows its own buffer.
+// socket, not the first alone and the rest a turn later). After a burst, events that arrive in a
+// later turn within the hold wait and go out together, in arrival order, when the hold ends. The
+// hold is what the last burst cost to write (measured from its publish to the next turn of the
+// event loop, after uWS has written it to every socket), between HOLD_MS and MAX_HOLD_MS: a topic
+// with few subscribers batches little and waits little, one with thousands batches whatever
+// arrives while a burst would take to write, so the fan-out never needs more than about half the
+// event loop. A slow socket only grows its own buffer.
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { Bus, BusMessage } from '../../domain/ports.js';
 import { byteLength, ENCODINGS, encode } from './codec.js';
