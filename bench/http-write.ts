@@ -116,8 +116,8 @@ export async function run(opts: WriteOptions = {}): Promise<Row[]> {
           { s: naive, headers: { authorization: 'Bearer naive' } },
         ],
         o,
-        true,
-        true,
+        true, // with the half-saturation p99
+        true, // and PostgreSQL's CPU
       );
       const base = got.find((r) => r.server === naive.name && r.scenario.startsWith('saturation'));
       for (const r of got)
@@ -133,8 +133,8 @@ export async function run(opts: WriteOptions = {}): Promise<Row[]> {
             { s: naive, headers: { authorization: 'Bearer naive' } },
           ],
           { ...o, connections: o.highConnections },
-          false,
-          true,
+          false, // saturation only
+          true, // with PostgreSQL's CPU
         );
         const hb = high.find((r) => r.server === naive.name);
         for (const r of high) if (r.server === project.name && hb) r.ratio = { vs_naive: r.rps / hb.rps };
