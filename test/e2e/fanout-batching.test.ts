@@ -78,7 +78,7 @@ describe('fan-out batching', () => {
       const flush = fanout.flush.bind(fanout);
       let flushed = -1;
       fanout.flush = () => {
-        flushed = (fanout as unknown as { queue: [string][] }).queue.filter(([topic]) => topic === 'posts').length;
+        flushed = queued.filter(([topic]) => topic === 'posts').length; // the live queue until flushed
         flush();
       };
       try {

@@ -68,13 +68,9 @@ export class Fanout {
   }
 
   broadcast(topic: string, e: BusMessage): void {
-    if (this.turnOpen && this.queue.length === 0) {
-      // Joins the burst of this turn: uWS writes everything published in a turn together.
-      this.waited(0);
-      this.publish(topic, e);
-      return;
-    }
-    if (this.idle) {
+    // Idle, or a burst began in this turn and nothing waits: out now (uWS writes a turn's
+    // publishes to each socket together, so joining this turn's burst costs no write of its own).
+    if (this.idle || (this.turnOpen && this.queue.length === 0)) {
       this.began();
       this.waited(0);
       this.publish(topic, e);
@@ -84,12 +80,13 @@ export class Fanout {
     this.timer ??= setTimeout(() => this.flush(), Math.max(1, this.lastFlush + this.hold - performance.now()));
   }
 
-  /** Starts a burst and measures what it costs to write (uWS writes at the end of this loop turn). */
+  /** Starts a burst, unless this turn has one (uWS writes a turn's publishes as one burst), and
+   * measures what it costs to write (uWS writes at the end of this loop turn). */
   private began(): void {
+    if (this.turnOpen) return;
     const t = performance.now();
     this.lastFlush = t;
     this.bursts++;
-    if (this.turnOpen) return;
     this.turnOpen = true;
     setImmediate(() => {
       this.turnOpen = false;
