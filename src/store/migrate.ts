@@ -36,8 +36,9 @@ export async function migrate(sql: Sql, dir = SQL_DIR): Promise<number[]> {
     await tx`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`;
     const rows = await tx<Recorded[]>`SELECT version, name FROM schema_migrations ORDER BY version`;
-    refuseUnknown(rows, known);
-    for (const m of compare(rows, known).missing) {
+    const { unknown, missing } = compare(rows, known);
+    refuseUnknown(unknown, known);
+    for (const m of missing) {
       await tx.unsafe(m.text);
       await tx`INSERT INTO schema_migrations (version, name) VALUES (${m.version}, ${m.name})`;
       applied.push(m.version);
@@ -78,8 +79,7 @@ export class SchemaTooNewError extends Error {
   override name = 'SchemaTooNewError';
 }
 
-function refuseUnknown(rows: Recorded[], known: Migration[]): void {
-  const { unknown } = compare(rows, known);
+function refuseUnknown(unknown: Recorded[], known: Migration[]): void {
   if (unknown.length === 0) return;
   const newest = known.at(-1)?.name ?? 'none';
   throw new SchemaTooNewError(
