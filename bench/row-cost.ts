@@ -8,18 +8,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { insertMessages, type NewChatRow } from '../src/store/chat.js';
-import { openStore } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
 import { argValue, benchDatabaseUrl, cpuSeconds, table } from './lib/procs.js';
 
 const BODY = 'a benchmark message of ordinary length, about as long as a short chat line';
 
-export interface RowCost {
+export type RowCost = {
   row: string;
   rows_per_statement: number;
   rows_per_s: number;
   backend_us_per_row: number;
-}
+};
 
 /** Runs `step` (which writes `rows` rows) for `seconds` on the backend `pid`; its CPU per row. */
 async function measure(row: string, rows: number, pid: number, seconds: number, step: () => Promise<unknown>): Promise<RowCost> {
@@ -41,11 +40,11 @@ export async function run(opts: { seconds?: number; group?: number; databaseUrl?
   const group = opts.group ?? 16;
   const url = benchDatabaseUrl(opts.databaseUrl);
   const schema = `bench_rows_${randomBytes(4).toString('hex')}`;
-  const store = await openStore({ databaseUrl: url, schema, dataDir: '' });
   // One connection, so every statement runs on the backend whose CPU is read.
   const sql = postgres(url, { max: 1, onnotice: () => {}, connection: { search_path: schema } });
   try {
-    await migrate(store.sql);
+    await sql.unsafe(`CREATE SCHEMA "${schema}"`);
+    await migrate(sql);
     await sql.unsafe(`CREATE TABLE naive (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), seq bigserial UNIQUE, body text NOT NULL,
       author text, created_at timestamptz NOT NULL DEFAULT now())`);
     await sql.unsafe('CREATE TABLE plain (id bigserial PRIMARY KEY, body text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');
@@ -67,9 +66,8 @@ export async function run(opts: { seconds?: number; group?: number; databaseUrl?
       ),
     ];
   } finally {
+    await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await sql.end();
-    await store.sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await store.close();
   }
 }
 
@@ -80,5 +78,5 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     group: Number(argValue(a, '--group') ?? 16),
     databaseUrl: benchDatabaseUrl(argValue(a, '--database-url')),
   });
-  console.log(table(rows as unknown as Record<string, unknown>[]));
+  console.log(table(rows));
 }

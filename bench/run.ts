@@ -73,8 +73,7 @@ const suites: [string, () => Promise<Suite>][] = [
       return async ({ quick: q, args: a }) => {
         const databaseUrl = benchDatabaseUrl(argValue(a, '--database-url'));
         const rows = await run({ seconds: q ? 1 : 3, databaseUrl });
-        const summary = table(rows as unknown as Record<string, unknown>[]);
-        return { suite: 'rows', command: 'node --import tsx bench/row-cost.ts', summary, data: rows };
+        return { suite: 'rows', command: 'node --import tsx bench/row-cost.ts', summary: table(rows), data: rows };
       };
     },
   ],
