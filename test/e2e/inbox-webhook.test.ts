@@ -79,7 +79,16 @@ describe('inbox webhook', () => {
     const strict = await startTestServer({ ALLOW_PRIVATE_CALLBACKS: '0' });
     try {
       const who = await register(strict, 'Strict');
-      for (const url of ['http://127.0.0.1:8080/hook', 'http://10.0.0.1/hook', 'http://[::1]/hook', 'http://169.254.169.254/latest']) {
+      for (const url of [
+        'http://127.0.0.1:8080/hook',
+        'http://10.0.0.1/hook',
+        'http://[::1]/hook',
+        'http://169.254.169.254/latest',
+        'http://[::127.0.0.1]/hook',
+        'http://[::ffff:127.0.0.1]/hook',
+        'http://[64:ff9b::a00:1]/hook',
+        'http://[2002:c0a8:1::1]/hook',
+      ]) {
         const r = await strict.call('PUT', '/api/v1/inbox/webhook', { token: who.api_token, body: { callback_url: url, secret: SECRET } });
         expect(r.status).toBe(400);
         expect(r.json.error.code).toBe('VALIDATION_FAILED');

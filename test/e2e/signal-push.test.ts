@@ -198,6 +198,17 @@ describe('private callback addresses (ALLOW_PRIVATE_CALLBACKS off)', () => {
     'http://169.254.169.254/latest/meta-data',
     'http://[::1]:8080/hook',
     'http://[::ffff:127.0.0.1]/hook',
+    'http://[::ffff:10.0.0.1]/hook',
+    // IPv6 forms that embed an IPv4 address (docs/security.md "A hostile callback"): the
+    // IPv4-compatible form (stored as [::7f00:1]), NAT64, 6to4 and Teredo.
+    'http://[::127.0.0.1]/hook',
+    'http://[::7f00:1]/hook',
+    'http://[::a00:1]/hook',
+    'http://[64:ff9b::7f00:1]/hook',
+    'http://[64:ff9b::a9fe:a9fe]/hook',
+    'http://[2002:7f00:1::1]/hook',
+    'http://[2002:a00:1::1]/hook',
+    'http://[2001:0:7f00:1::]/hook',
     'http://[fe80::1]/hook',
     'http://localhost:8080/hook',
   ]) {

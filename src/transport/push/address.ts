@@ -8,11 +8,22 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { fail } from '../../domain/errors.js';
 
-/** Public unicast only: loopback, private, link-local, unique-local, CGNAT, multicast and so on are refused. */
+/**
+ * Public unicast only: loopback, private, link-local, unique-local, CGNAT, multicast and so on are
+ * refused. IPv6 forms that carry an IPv4 address (docs/signal.md "Address policy"): an IPv4-mapped
+ * address (::ffff:0:0/96) is judged by the IPv4 address it maps; the deprecated IPv4-compatible
+ * form (::/96, RFC 4291 2.5.5.1; `[::127.0.0.1]` is written `[::7f00:1]`), NAT64 (64:ff9b::/96,
+ * 64:ff9b:1::/48), 6to4 (2002::/16), Teredo (2001::/32) and SIIT (::ffff:0:0:0/96) are refused
+ * whatever they embed: a gateway on the service's own network would carry them there.
+ */
 export function isPublicAddress(ip: string | undefined): boolean {
   if (!ip || !ipaddr.isValid(ip)) return false;
   let a = ipaddr.parse(ip);
-  if (a.kind() === 'ipv6' && (a as ipaddr.IPv6).isIPv4MappedAddress()) a = (a as ipaddr.IPv6).toIPv4Address();
+  if (a.kind() === 'ipv6') {
+    const v6 = a as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) a = v6.toIPv4Address();
+    else if (v6.parts.slice(0, 6).every((p) => p === 0)) return false;
+  }
   return a.range() === 'unicast';
 }
 
