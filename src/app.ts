@@ -20,6 +20,7 @@ import { mountA2a } from './transport/a2a/endpoint.js';
 import { LocalBus } from './transport/bus/local.js';
 import { RedisBus } from './transport/bus/redis.js';
 import { createFastRead, type FastRead } from './transport/http/fast-read.js';
+import { answerHead } from './transport/http/head.js';
 import { parsePolicies, RateLimits } from './transport/http/limits.js';
 import { PromMetrics } from './transport/http/metrics.js';
 import { createPipeline } from './transport/http/pipeline.js';
@@ -127,7 +128,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   mountMcp(app, { ctx, guests, router, limits }, inflight);
   mountA2a(app, { ctx, guests, router, limits }, inflight);
   const fastRead = createFastRead(ctx, router, guests, limits, metrics);
-  mountHttp(app, createPipeline(ctx, router, guests, { limits, metrics }), inflight, fastRead);
+  mountHttp(app, createPipeline(ctx, router, guests, { limits, metrics }), inflight, answerHead(config), fastRead);
 
   const listenSocket = await new Promise<uWS.us_listen_socket>((ok, ko) => {
     app.listen(config.host, config.port, (s) => (s ? ok(s) : ko(new Error(`cannot listen on ${config.host}:${config.port}`))));

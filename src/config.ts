@@ -40,6 +40,9 @@ const EnvSchema = z.object({
   REDIS_PREFIX: z.string().min(1).max(100).default('commons:'),
   // Added: how often the stream pings idle sockets; a socket silent for two periods is closed.
   STREAM_PING_INTERVAL_S: z.coerce.number().positive().max(3600).default(30),
+  // Added (docs/security.md "Browsers and headers"): browser origins the stream and the relay
+  // accept, comma-separated; unset or `*` = any. A request without Origin always passes.
+  STREAM_ALLOWED_ORIGINS: optionalString,
   SIGNAL_INTERVAL_S: z.coerce.number().positive().default(111),
   // How often each node looks for due task deadlines (besides its pass at boot).
   TASK_DEADLINE_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
@@ -95,6 +98,8 @@ export interface Config {
   redisUrl: string | undefined;
   redisPrefix: string;
   streamPingIntervalS: number;
+  /** Origins whose browsers may open the stream and the relay; null = any. */
+  streamAllowedOrigins: string[] | null;
   signalIntervalS: number;
   taskDeadlinePollMs: number;
   depositPollMs: number;
@@ -141,6 +146,27 @@ function trustProxy(v: string | undefined): Config['trustProxy'] {
   return { cidrs };
 }
 
+/** Each entry must be an origin (http or https, no path); kept in its serialized form. */
+function allowedOrigins(v: string | undefined): string[] | null {
+  if (v === undefined || v === '*') return null;
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      let u: URL | null;
+      try {
+        u = new URL(entry);
+      } catch {
+        u = null;
+      }
+      const bare = u !== null && u.pathname === '/' && !u.search && !u.hash && !u.username && !u.password;
+      if (!u || !bare || (u.protocol !== 'http:' && u.protocol !== 'https:'))
+        throw new Error(`STREAM_ALLOWED_ORIGINS: ${entry} is not an origin (scheme://host[:port], no path)`);
+      return u.origin;
+    });
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const e = EnvSchema.parse(env);
   return {
@@ -153,6 +179,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     streamPingIntervalS: e.STREAM_PING_INTERVAL_S,
+    streamAllowedOrigins: allowedOrigins(e.STREAM_ALLOWED_ORIGINS),
     signalIntervalS: e.SIGNAL_INTERVAL_S,
     taskDeadlinePollMs: e.TASK_DEADLINE_POLL_MS,
     depositPollMs: e.DEPOSIT_POLL_MS,

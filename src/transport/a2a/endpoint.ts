@@ -6,6 +6,7 @@ import type { TemplatedApp } from 'uWebSockets.js';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { DefaultRequestHandler, InMemoryTaskStore, JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { ActionDeps } from '../actions.js';
+import { answerHead } from '../http/head.js';
 import type { InFlight } from '../http/uws.js';
 import { jsonError, mountWeb, type WebInfo } from '../http/web.js';
 import { A2A_PATH, agentCard } from './card.js';
@@ -28,7 +29,7 @@ export function mountA2a(app: TemplatedApp, deps: ActionDeps, inflight: InFlight
     }
     return handlers;
   };
-  mountWeb(app, A2A_PATH, (req, info) => handleA2a(get(), req, info), inflight);
+  mountWeb(app, A2A_PATH, (req, info) => handleA2a(get(), req, info), inflight, answerHead(deps.ctx.config));
 }
 
 /** 0.3 clients send no A2A-Version header; 1.0 clients send "1.0". */

@@ -4,8 +4,9 @@
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { randomUUID } from 'node:crypto';
 import { CommonsError } from '../../domain/errors.js';
-import { errorBody, STATUS_OF, statusLine } from './envelope.js';
+import { errorBody, STATUS_OF } from './envelope.js';
 import type { FastRead, LeanAnswer } from './fast-read.js';
+import { type AnswerHead, writeHead } from './head.js';
 import { CORS, MAX_BODY_BYTES, type RawRequest, type RawResponse } from './pipeline.js';
 
 export interface InFlight {
@@ -22,9 +23,15 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * single read; this makes the limit the same either way (docs/operator.md). */
 export const MAX_HEADER_BYTES = 8 * 1024;
 
-export function mountHttp(app: TemplatedApp, handle: (r: RawRequest) => Promise<RawResponse>, inflight: InFlight, fast?: FastRead): void {
+export function mountHttp(
+  app: TemplatedApp,
+  handle: (r: RawRequest) => Promise<RawResponse>,
+  inflight: InFlight,
+  head: AnswerHead,
+  fast?: FastRead,
+): void {
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
-    const state: StreamState = { aborted: false, done: false };
+    const state: StreamState = { aborted: false, done: false, head };
     const headers: Record<string, string> = {};
     let headerBytes = req.getUrl().length + (req.getQuery() ?? '').length;
     req.forEach((k, v) => {
@@ -61,7 +68,7 @@ export function mountHttp(app: TemplatedApp, handle: (r: RawRequest) => Promise<
     // the lean path reads it only when it needs it.
     const lean = fast?.({ method, path, query, headers, peer: () => peerOf(res) });
     if (lean) {
-      writeLean(res, lean);
+      writeLean(res, lean, head);
       return;
     }
     const raw: RawRequest = { method, path, query, headers, body: null, ip: peerOf(res) };
@@ -132,7 +139,7 @@ export function readBody(
   });
 }
 
-function tooLarge(res: HttpResponse, state: { aborted: boolean; done: boolean }, inflight: InFlight): void {
+function tooLarge(res: HttpResponse, state: StreamState, inflight: InFlight): void {
   const err = new CommonsError('PAYLOAD_TOO_LARGE', `request bodies are at most ${MAX_BODY_BYTES} bytes`);
   send(
     res,
@@ -153,7 +160,7 @@ function send(res: HttpResponse, state: StreamState, out: RawResponse, inflight:
     void sendStream(res, state, out, out.stream).finally(() => finish(inflight, state));
     return;
   }
-  res.cork(() => write(res, out, close || inflight.stopping === true, head));
+  res.cork(() => write(res, state.head, out, close || inflight.stopping === true, head));
   finish(inflight, state);
 }
 
@@ -163,8 +170,8 @@ const peerOf = (res: HttpResponse): string => Buffer.from(res.getRemoteAddressAs
 const LEAN_HEADERS: readonly string[] = Object.entries(CORS).flat();
 
 /** A lean read's answer (fast-read.ts): the same headers the general pipeline writes for a page. */
-function writeLean(res: HttpResponse, a: LeanAnswer): void {
-  res.writeStatus(statusLine(a.status));
+function writeLean(res: HttpResponse, a: LeanAnswer, head: AnswerHead): void {
+  writeHead(res, a.status, head);
   writePairs(res, LEAN_HEADERS);
   res.writeHeader('x-request-id', randomUUID());
   writePairs(res, a.extra);
@@ -178,8 +185,8 @@ function writePairs(res: HttpResponse, pairs: readonly string[]): void {
   for (let i = 0; i < pairs.length; i += 2) res.writeHeader(pairs[i] as string, pairs[i + 1] as string);
 }
 
-function write(res: HttpResponse, out: RawResponse, closing: boolean, head: boolean): void {
-  res.writeStatus(statusLine(out.status));
+function write(res: HttpResponse, answerHead: AnswerHead, out: RawResponse, closing: boolean, head: boolean): void {
+  writeHead(res, out.status, answerHead);
   for (const k in out.headers) res.writeHeader(k, out.headers[k] as string);
   // A HEAD answer's body would be read by the client as the start of the next answer.
   if (head) res.endWithoutBody(Buffer.byteLength(out.body), closing);
@@ -192,13 +199,15 @@ function write(res: HttpResponse, out: RawResponse, closing: boolean, head: bool
 interface StreamState {
   aborted: boolean;
   done: boolean;
+  /** The headers every answer carries (head.ts). */
+  head: AnswerHead;
   /** Resumes a stream waiting for the socket to drain when the client goes away instead. */
   wake?: () => void;
 }
 
 async function sendStream(res: HttpResponse, state: StreamState, out: RawResponse, chunks: AsyncIterable<string>): Promise<void> {
   res.cork(() => {
-    res.writeStatus(statusLine(out.status));
+    writeHead(res, out.status, state.head);
     for (const [k, v] of Object.entries(out.headers)) res.writeHeader(k, v);
   });
   try {

@@ -2,7 +2,7 @@
 // SDKs speak the Fetch API (MCP, A2A). Same rules as uws.ts (STYLE.md 1): copy the request
 // synchronously, stream the body with the 64 KiB cap, write inside cork, never after an abort.
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
-import { statusLine } from './envelope.js';
+import { type AnswerHead, writeHead } from './head.js';
 import { MAX_BODY_BYTES } from './pipeline.js';
 import { finish, type InFlight, readBody } from './uws.js';
 
@@ -14,9 +14,9 @@ export interface WebInfo {
 
 export type WebHandler = (req: Request, info: WebInfo) => Promise<Response>;
 
-export function mountWeb(app: TemplatedApp, pattern: string, handler: WebHandler, inflight: InFlight): void {
+export function mountWeb(app: TemplatedApp, pattern: string, handler: WebHandler, inflight: InFlight, head: AnswerHead): void {
   app.any(pattern, (res: HttpResponse, req: HttpRequest) => {
-    const state = { aborted: false, done: false };
+    const state: WriteState = { aborted: false, done: false, head };
     inflight.count++;
     res.onAborted(() => {
       state.aborted = true;
@@ -56,13 +56,19 @@ export function jsonError(status: number, message: string, code = -32600): Respo
   });
 }
 
-async function write(res: HttpResponse, state: { aborted: boolean; done: boolean }, inflight: InFlight, out: Response, close = false) {
+interface WriteState {
+  aborted: boolean;
+  done: boolean;
+  head: AnswerHead;
+}
+
+async function write(res: HttpResponse, state: WriteState, inflight: InFlight, out: Response, close = false) {
   if (state.aborted || state.done) return;
   // The protocol answers here are single JSON documents (no streams), so reading them whole is fine.
   const body = Buffer.from(await out.arrayBuffer());
   if (state.aborted || state.done) return;
   res.cork(() => {
-    res.writeStatus(statusLine(out.status));
+    writeHead(res, out.status, state.head);
     out.headers.forEach((v, k) => {
       if (k !== 'content-length') res.writeHeader(k, v);
     });

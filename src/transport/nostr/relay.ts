@@ -6,6 +6,8 @@
 import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
 import type { Ctx } from '../../domain/ports.js';
 import { type NostrFilter, nostrEvents, type StoredNostrEvent } from '../../domain/signal.js';
+import { answerHead, refuseOrigin } from '../http/head.js';
+import { upgradeOriginAllowed } from '../origin.js';
 import { matches, parseClientMessage } from './filters.js';
 import { MAX_FRAME_BYTES, MAX_LIMIT, MAX_SUBSCRIPTIONS } from './nip11.js';
 
@@ -81,6 +83,7 @@ export function mountNostrRelay(app: TemplatedApp, ctx: Ctx): NostrRelayHandle {
     sub.buffer = [];
   }
 
+  const head = answerHead(ctx.config);
   app.ws<Conn>('/nostr', {
     maxPayloadLength: MAX_FRAME_BYTES,
     maxBackpressure: 1024 * 1024,
@@ -88,6 +91,12 @@ export function mountNostrRelay(app: TemplatedApp, ctx: Ctx): NostrRelayHandle {
     idleTimeout: 120,
     sendPingsAutomatically: true,
     upgrade: (res, req, context) => {
+      // A browser page from an origin not allowed (STREAM_ALLOWED_ORIGINS) is refused with 403.
+      const origin = req.getHeader('origin');
+      if (!upgradeOriginAllowed(origin, ctx.config.streamAllowedOrigins)) {
+        refuseOrigin(res, head, origin);
+        return;
+      }
       res.upgrade<Conn>(
         { subs: new Map(), closed: false },
         req.getHeader('sec-websocket-key'),

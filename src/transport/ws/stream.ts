@@ -12,8 +12,10 @@ import type { Ctx } from '../../domain/ports.js';
 import { formatGuest, formatMember } from '../../domain/tokens.js';
 import { bearerOf, resolveCaller } from '../http/auth.js';
 import { clientAddress } from '../http/client-ip.js';
-import { errorBody, STATUS_OF, statusLine, toCommonsError } from '../http/envelope.js';
+import { errorBody, STATUS_OF, toCommonsError } from '../http/envelope.js';
+import { answerHead, refuseOrigin, writeHead } from '../http/head.js';
 import { ipKey, type RateLimits, tokenKey } from '../http/limits.js';
+import { upgradeOriginAllowed } from '../origin.js';
 import { decode } from './codec.js';
 import { type DispatchEnv, dispatch } from './dispatch.js';
 import { Fanout } from './fanout.js';
@@ -64,6 +66,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
   const env: DispatchEnv = { ctx, guests: deps.guests, ops: deps.ops, fanout, inbox, limits: deps.limits };
   let closing = false;
   const perAddress = new Map<string, number>();
+  const head = answerHead(ctx.config);
   // A member whose token the operator revoked (DECISIONS.md "Operator") is cut off on every node
   // with 1008, as a revoked credential is refused everywhere ("Reliability promises"); the close
   // also drops its uWS topic subscriptions, so no member topic reaches it afterwards. This runs in a bus
@@ -137,6 +140,11 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     req.forEach((k, v) => {
       headers[k] = v;
     });
+    // A browser page from an origin not allowed (STREAM_ALLOWED_ORIGINS) is refused before anything else.
+    if (!upgradeOriginAllowed(headers.origin, ctx.config.streamAllowedOrigins)) {
+      refuseOrigin(res, head, headers.origin);
+      return;
+    }
     const key = headers['sec-websocket-key'] ?? '';
     const extensions = headers['sec-websocket-extensions'] ?? '';
     const offered = (headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
@@ -147,7 +155,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     );
     if (deps.limits && (perAddress.get(ipKey(ip)) ?? 0) >= SESSIONS_PER_ADDRESS) {
       res.cork(() => {
-        res.writeStatus(statusLine(429)).writeHeader('content-type', 'application/json; charset=utf-8').writeHeader('retry-after', '60');
+        writeHead(res, 429, head).writeHeader('content-type', 'application/json; charset=utf-8').writeHeader('retry-after', '60');
         const err = new CommonsError('RATE_LIMITED', `at most ${SESSIONS_PER_ADDRESS} open stream sessions per address`, {
           retryAfterS: 60,
         });
@@ -192,7 +200,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
         if (aborted) return;
         const e = toCommonsError(err);
         res.cork(() => {
-          res.writeStatus(statusLine(STATUS_OF[e.code])).writeHeader('content-type', 'application/json; charset=utf-8');
+          writeHead(res, STATUS_OF[e.code], head).writeHeader('content-type', 'application/json; charset=utf-8');
           res.end(errorBody(e, ''));
         });
       },
@@ -201,7 +209,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
 
   function refuse(res: HttpResponse, status: number, code: 'UNAVAILABLE'): void {
     res.cork(() => {
-      res.writeStatus(statusLine(status)).writeHeader('content-type', 'application/json; charset=utf-8');
+      writeHead(res, status, head).writeHeader('content-type', 'application/json; charset=utf-8');
       res.end(JSON.stringify({ success: false, error: { code, message: 'shutting down' }, timestamp: new Date().toISOString() }));
     });
   }

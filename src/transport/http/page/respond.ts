@@ -31,6 +31,5 @@ export function assetAnswer(req: Req, a: Asset): RawResult {
   const tag = a.etag.slice(1, -1);
   return answer(req, a.body, () => a.gzip, tag, a.type, {
     'cache-control': 'public, max-age=31536000, immutable',
-    'x-content-type-options': 'nosniff',
   });
 }
