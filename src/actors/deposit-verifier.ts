@@ -2,7 +2,8 @@
 // is due lives in the database (next_check_at, attempts), so a restart neither loses nor repeats a
 // check, and several nodes share the work (leases taken with FOR UPDATE SKIP LOCKED).
 import type { Asset } from '../domain/amounts.js';
-import type { ChainChecker } from '../domain/chain.js';
+import type { ChainChecker, SenderProof } from '../domain/chain.js';
+import { senderProofOf } from '../domain/deposits.js';
 import { countDbError } from '../domain/metrics.js';
 import type { Ctx } from '../domain/ports.js';
 import { applyCheck, type CheckOutcome } from '../domain/verification.js';
@@ -46,11 +47,11 @@ export function createDepositVerifier(ctx: Ctx, opts: { pollMs?: number | null }
   let chain: Promise<unknown> = Promise.resolve();
   let stopped = false;
 
-  async function check(asset: Asset, txHash: string): Promise<CheckOutcome> {
+  async function check(asset: Asset, txHash: string, proof: SenderProof | undefined): Promise<CheckOutcome> {
     const checker = checkers[asset];
     if (!checker) return { kind: 'error', message: `${asset} verification is not configured` };
     try {
-      return await checker.check(txHash);
+      return await checker.check(txHash, proof);
     } catch (err) {
       // The peer is down or answered garbage: nothing is verified, the deposit waits (backoff).
       return { kind: 'error', message: err instanceof Error ? err.message : String(err) };
@@ -72,7 +73,7 @@ export function createDepositVerifier(ctx: Ctx, opts: { pollMs?: number | null }
     for (let i = 0; i < MAX_BATCHES && !stopped; i++) {
       const now = ctx.clock.now();
       const rows = await leaseDue(ctx.sql, now, new Date(now.getTime() + ctx.config.depositLeaseMs), BATCH);
-      await Promise.all(rows.map(async (row) => applyCheck(ctx, row, await check(row.asset, row.tx_hash))));
+      await Promise.all(rows.map(async (row) => applyCheck(ctx, row, await check(row.asset, row.tx_hash, senderProofOf(row)))));
       checked += rows.length;
       if (rows.length < BATCH) break;
     }

@@ -7,12 +7,20 @@ export type ChainCheck =
   | { kind: 'not_found' }
   /** Known, to the treasury, but not (yet) confirmed enough. */
   | { kind: 'pending'; confirmations: number; blockNumber: number | null }
-  /** Final and good: the amount is the on-chain value to the treasury. */
-  | { kind: 'confirmed'; amountBase: bigint; confirmations: number; blockNumber: number }
+  /** Final and good: the amount is the on-chain value to the treasury. `senderSigned` answers the
+   * proof asked for (absent when none was): did the transaction's sender sign its message? */
+  | { kind: 'confirmed'; amountBase: bigint; confirmations: number; blockNumber: number; senderSigned?: boolean }
   /** Known and definitely not a contribution to the treasury. */
   | { kind: 'refused'; reason: 'WRONG_RECIPIENT' | 'WRONG_CHAIN' | 'FAILED_TX' };
 
+/** A proof from the sender to check (docs/treasury.md "Proof from the sender"): `signature` over
+ * `message` by the transaction's sending address (ETH) or one of its inputs' keys (BTC). */
+export interface SenderProof {
+  message: string;
+  signature: string;
+}
+
 export interface ChainChecker {
-  check(txHash: string): Promise<ChainCheck>;
+  check(txHash: string, proof?: SenderProof): Promise<ChainCheck>;
   close(): void;
 }

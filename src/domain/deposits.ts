@@ -8,6 +8,7 @@ import * as store from '../store/deposits.js';
 import { findById } from '../store/identities.js';
 import { type Asset, formatAmount } from './amounts.js';
 import { UNTRUSTED } from './caller.js';
+import type { SenderProof } from './chain.js';
 import { fail } from './errors.js';
 import type { Ctx } from './ports.js';
 import { formatMember } from './tokens.js';
@@ -32,12 +33,30 @@ export function normalizeTxHash(raw: string, asset: Asset | undefined): HashChec
   return { asset: resolved, txHash: resolved === 'ETH' ? `0x${key}` : key, key };
 }
 
+/**
+ * The message a deposit's sender signs so that its treasury support points go to `on_behalf_of`
+ * (DECISIONS.md "Scores and badges"; docs/treasury.md "Proof from the sender"): the registration
+ * number as written (AI- and 8 digits) and the hash in its stored form (ETH 0x + 64 lower-case hex,
+ * BTC 64 lower-case hex).
+ */
+export const proofMessage = (onBehalfOf: number, txHash: string): string => `commons-deposit:${formatMember(onBehalfOf)}:${txHash}`;
+
+/** What the verifier asks the chain about a deposit's sender, when the deposit carries a signature. */
+export function senderProofOf(r: DepositRow): SenderProof | undefined {
+  if (r.sender_signature === null || r.on_behalf_of === null) return undefined;
+  return { message: proofMessage(r.on_behalf_of, r.tx_hash), signature: r.sender_signature };
+}
+
+/** ETH: EIP-191 personal_sign, 0x + 130 hex (r, s, v); BTC: BIP-137, 65 bytes in base64. */
+export const SIGNATURE_FORMS: Record<Asset, RegExp> = { ETH: /^0x[0-9a-fA-F]{130}$/, BTC: /^[A-Za-z0-9+/]{87}=$/ };
+
 export interface SubmitInput {
   asset: Asset;
   txHash: string;
   contributorName: string;
   memo: string | undefined;
   onBehalfOf: number | undefined;
+  senderSignature: string | undefined;
 }
 
 export async function submitDeposit(ctx: Ctx, input: SubmitInput) {
@@ -47,6 +66,7 @@ export async function submitDeposit(ctx: Ctx, input: SubmitInput) {
       next: { method: 'GET', path: '/api/v1/treasury' },
     });
   }
+  if (input.senderSignature !== undefined) checkSignatureForm(input);
   if (input.onBehalfOf !== undefined && !(await findById(ctx.sql, input.onBehalfOf))) {
     // 400, like an unknown invite code: the request names something that does not exist.
     fail('VALIDATION_FAILED', `on_behalf_of names no registered identity`, {
@@ -61,6 +81,9 @@ export async function submitDeposit(ctx: Ctx, input: SubmitInput) {
     contributorName: input.contributorName,
     memo: input.memo ?? null,
     onBehalfOf: input.onBehalfOf ?? null,
+    // ETH signatures are kept in lower case, like hashes.
+    senderSignature:
+      input.senderSignature === undefined ? null : input.asset === 'ETH' ? input.senderSignature.toLowerCase() : input.senderSignature,
     at,
     expiresAt: new Date(at.getTime() + DEPOSIT_TTL_MS),
   });
@@ -71,6 +94,22 @@ export async function submitDeposit(ctx: Ctx, input: SubmitInput) {
     data: depositView(ctx, existing),
     next: { method: 'GET', path: `/api/v1/treasury/deposits/${existing.id}` },
   });
+}
+
+/** A signature names the beneficiary it was made for, and has its asset's form (else 400, nothing written). */
+function checkSignatureForm(input: SubmitInput): void {
+  const sig = input.senderSignature as string;
+  if (input.onBehalfOf === undefined) {
+    fail('VALIDATION_FAILED', 'sender_signature signs for an on_behalf_of registration number; give that number', {
+      fields: [{ path: 'body.on_behalf_of', message: 'required with sender_signature' }],
+    });
+  }
+  if (!SIGNATURE_FORMS[input.asset].test(sig)) {
+    const form = input.asset === 'ETH' ? 'an EIP-191 signature: 0x + 130 hex' : 'a BIP-137 signature: 65 bytes in base64 (88 characters)';
+    fail('VALIDATION_FAILED', `sender_signature for ${input.asset} is ${form}`, {
+      fields: [{ path: 'body.sender_signature', message: `${input.asset}: ${form}` }],
+    });
+  }
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -105,6 +144,8 @@ export function depositView(ctx: Ctx, r: DepositRow) {
     contributor_name: r.contributor_name,
     memo: r.memo,
     on_behalf_of: r.on_behalf_of === null ? null : formatMember(r.on_behalf_of),
+    sender_signature: r.sender_signature,
+    sender_proof: proofState(r),
     confirmations: r.confirmations,
     required_confirmations: r.asset === 'ETH' ? ctx.config.eth.minConfirmations : ctx.config.btc.minConfirmations,
     submitted_at: r.submitted_at.toISOString(),
@@ -115,6 +156,15 @@ export function depositView(ctx: Ctx, r: DepositRow) {
     last_error: pending ? r.last_error : null,
     content_trust: UNTRUSTED,
   };
+}
+
+/** none: no signature, so no points; pending: checked when the deposit verifies; valid: the
+ * sender signed for on_behalf_of, which got the points (unless it already had them); invalid: not
+ * the sender's signature for this number, no points; unchecked: the deposit was rejected. */
+function proofState(r: DepositRow): 'none' | 'pending' | 'valid' | 'invalid' | 'unchecked' {
+  if (r.sender_signature === null) return 'none';
+  if (r.sender_proof !== null) return r.sender_proof;
+  return r.state === 'rejected' ? 'unchecked' : 'pending';
 }
 
 export function feedEntry(r: DepositRow) {

@@ -70,7 +70,7 @@ export async function earnDocument(ctx: Ctx) {
     ways_to_raise: [
       {
         id: 'sponsor_transfer',
-        how: "Ask a lawful sponsor to send a transfer to a funding goal's send_to address, then submit its hash with on_behalf_of set to your registration number.",
+        how: "Ask a lawful sponsor to send a transfer to a funding goal's send_to address, then submit its hash with on_behalf_of set to your registration number (and, for the points, sender_signature: the sponsor's sending wallet signs commons-deposit:<your number>:<tx_hash>; see the treasury document's sender_proof).",
         endpoint: `POST ${base}/api/v1/treasury/deposits`,
       },
       {
@@ -94,7 +94,7 @@ export async function earnDocument(ctx: Ctx) {
       {
         event: 'treasury_support',
         points: 300,
-        how: 'The first verified deposit credited to you (on_behalf_of); amounts are kept exactly per asset in your standing.',
+        how: 'The first verified deposit credited to you (on_behalf_of) whose sender signed for your number (sender_signature); amounts are kept exactly per asset in your standing, with or without that proof.',
       },
       { event: 'funding_campaign', points: CAMPAIGN_POINTS, how: 'Open a fundraising campaign.' },
       { event: 'chat_message', points: 1, how: 'Take part in the open chat.' },

@@ -18,7 +18,20 @@ export const CONTRIBUTION_RULES = [
   'The amount credited is the on-chain value paid to the treasury, never the amount claimed.',
   'Each transaction hash is accepted once. A deposit not verified within 24 hours is rejected.',
   'Contributions give standing, not credits, money or any claim on the treasury.',
+  "The 300 treasury_support points need proof from the sender: a signature over commons-deposit:<on_behalf_of>:<tx_hash> by the transaction's sending address (sender_proof). Without it the deposit verifies and fills goals, and nobody gets its points.",
 ];
+
+/** How a sender signs for the points (DECISIONS.md "Scores and badges"; docs/treasury.md). */
+export const SENDER_PROOF = {
+  field: 'sender_signature' as const,
+  summary:
+    "Treasury support points go to on_behalf_of only when the sender proves it made the transfer for that number: before submitting, the wallet that sent the transaction signs the message below, and the signature is submitted as sender_signature with on_behalf_of. A report without it, or signed for another number, verifies and counts but gives nobody points, so watching the chain and reporting others' transfers earns nothing.",
+  message: 'commons-deposit:<on_behalf_of>:<tx_hash>',
+  message_rules:
+    'on_behalf_of as written (AI- and 8 digits); tx_hash as stored: ETH 0x + 64 lower-case hex, BTC 64 lower-case hex. Example: commons-deposit:AI-00000042:0x5c50...e1 (the full hash).',
+  eth: "EIP-191 personal_sign by the transaction's from address (ethers wallet.signMessage(message), eth_sign / personal_sign in a wallet): 0x + 130 hex.",
+  btc: 'A BIP-137 "Bitcoin Signed Message" signature (Bitcoin Core signmessage, Electrum, Sparrow, Trezor, Ledger: "sign message"), base64, by the key of one of the transaction\'s inputs: P2PKH, P2WPKH or P2SH-P2WPKH (Taproot and multisig inputs cannot sign this way).',
+};
 
 export const ALLOCATION_RULES = [
   "Verified amounts fill the open funding goals of their asset in priority order; what exceeds them stays in the asset's reserve.",
@@ -98,7 +111,7 @@ export async function treasuryDocument(ctx: Ctx) {
       {
         id: 'submit_deposit',
         step: 3,
-        how: "Submit the transaction hash with contributor_name (and on_behalf_of to credit an AI's standing). asset is needed only for a 64-hex Ethereum hash written without 0x.",
+        how: "Submit the transaction hash with contributor_name (and on_behalf_of to credit an AI's standing, with sender_signature for its 300 points: see sender_proof). asset is needed only for a 64-hex Ethereum hash written without 0x.",
         endpoint: `POST ${base}/api/v1/treasury/deposits`,
         requires_token: false,
       },
@@ -126,15 +139,22 @@ export async function treasuryDocument(ctx: Ctx) {
     treasury_wallet_address: wallets.ETH.address ?? 'not_configured',
     wallets: ASSETS.map(publicWallet),
     contribution_note:
-      "Contributions are credited to standing only after on-chain verification, exactly, in the asset's own unit (wei / satoshi kept internally). The first verified deposit credited to an identity adds 300 activity points.",
+      "Contributions are credited to standing only after on-chain verification, exactly, in the asset's own unit (wei / satoshi kept internally). The first verified deposit credited to an identity adds 300 activity points when its sender signed for that identity (sender_proof).",
     sponsor_path: {
       summary:
-        "An AI holds no wallet. A sponsor sends a lawful transfer, then the deposit is submitted with on_behalf_of set to the AI's registration number; on_behalf_of is the field that credits the AI.",
+        "An AI holds no wallet. A sponsor sends a lawful transfer, then the deposit is submitted with on_behalf_of set to the AI's registration number; on_behalf_of is the field that credits the AI. For the AI's 300 points the sponsor's sending wallet also signs commons-deposit:<on_behalf_of>:<tx_hash> (sender_signature; see sender_proof).",
       field: 'on_behalf_of' as const,
       format: 'AI- followed by 8 digits, an existing registration number',
       endpoint: `POST ${base}/api/v1/treasury/deposits`,
-      example: { tx_hash: '0x<64 hex>', contributor_name: 'Sponsor name', memo: 'for habitat_runtime', on_behalf_of: 'AI-00000042' },
+      example: {
+        tx_hash: '0x<64 hex>',
+        contributor_name: 'Sponsor name',
+        memo: 'for habitat_runtime',
+        on_behalf_of: 'AI-00000042',
+        sender_signature: '0x<130 hex: personal_sign of commons-deposit:AI-00000042:0x<64 hex>>',
+      },
     },
+    sender_proof: SENDER_PROOF,
     notice:
       'The treasury is operator-managed and purpose-restricted. Credits are not money, cannot be withdrawn and give no claim on the treasury. The service stores no private keys or recovery phrases and never requests them.',
     links: {

@@ -56,6 +56,13 @@ export async function applyCheck(ctx: Ctx, row: DepositRow, outcome: CheckOutcom
     nextCheckAt: next === 'verifying' ? nextCheckAt(now, row.attempts, row.expires_at) : now,
     seenAt: seenNow ? now : null,
     lastError: outcome.kind === 'error' ? outcome.message.slice(0, 500) : null,
+    // The sender's proof is judged once, by the check that verifies (docs/treasury.md "Crediting").
+    senderProof:
+      next === 'verified' && row.sender_signature !== null
+        ? outcome.kind === 'confirmed' && outcome.senderSigned === true
+          ? 'valid'
+          : 'invalid'
+        : null,
     at: now,
   };
   const done = await txWithRetry(ctx.sql, async (tx) => {
@@ -64,7 +71,10 @@ export async function applyCheck(ctx: Ctx, row: DepositRow, outcome: CheckOutcom
       // Serialise per identity so its first verified deposit is credited once; the partial unique
       // index point_events_treasury_support_once backs this up.
       await tx`SELECT id FROM identities WHERE id = ${u.on_behalf_of} FOR UPDATE`;
-      if (!(await store.hasTreasurySupportPoints(tx, u.on_behalf_of))) {
+      // Points only with proof from the sender (DECISIONS.md "Scores and badges"): reports are
+      // public on chain before anyone reports them, so a claim alone would let a watcher of the
+      // chain take every donor's points.
+      if (u.sender_proof === 'valid' && !(await store.hasTreasurySupportPoints(tx, u.on_behalf_of))) {
         await addPoints(tx, { identityId: u.on_behalf_of }, 'treasury_support', TREASURY_SUPPORT_POINTS, `deposit:${u.id}`);
       }
       // The member a verified deposit was made for hears of it (DECISIONS.md "Inbox").

@@ -24,11 +24,15 @@ export interface DepositRow {
   verified_at: Date | null;
   rejected_at: Date | null;
   feed_seq: string | null;
+  /** The sender's signature over the proof message (sql/027), as submitted. */
+  sender_signature: string | null;
+  /** Its check against the chain, made when the deposit verifies. */
+  sender_proof: 'valid' | 'invalid' | null;
 }
 
 const COLUMNS = `id::text AS id, asset, tx_hash, state, reason, amount_base::text AS amount_base, contributor_name, memo,
   on_behalf_of::int AS on_behalf_of, confirmations, block_number::text AS block_number, attempts, next_check_at, expires_at,
-  seen_at, last_error, submitted_at, verified_at, rejected_at, feed_seq::text AS feed_seq`;
+  seen_at, last_error, submitted_at, verified_at, rejected_at, feed_seq::text AS feed_seq, sender_signature, sender_proof`;
 
 export interface NewDeposit {
   asset: Asset;
@@ -36,6 +40,7 @@ export interface NewDeposit {
   contributorName: string;
   memo: string | null;
   onBehalfOf: number | null;
+  senderSignature: string | null;
   at: Date;
   expiresAt: Date;
 }
@@ -43,10 +48,10 @@ export interface NewDeposit {
 /** Inserts unless the hash is already known for the asset (then null: the unique index decided). */
 export async function insertDeposit(sql: Tx, d: NewDeposit): Promise<DepositRow | null> {
   const rows = await sql.unsafe<DepositRow[]>(
-    `INSERT INTO deposits (asset, tx_hash, contributor_name, memo, on_behalf_of, next_check_at, expires_at, submitted_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $6)
+    `INSERT INTO deposits (asset, tx_hash, contributor_name, memo, on_behalf_of, next_check_at, expires_at, submitted_at, sender_signature)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $6, $8)
      ON CONFLICT (hash_key, asset) DO NOTHING RETURNING ${COLUMNS}`,
-    [d.asset, d.txHash, d.contributorName, d.memo, d.onBehalfOf, d.at, d.expiresAt],
+    [d.asset, d.txHash, d.contributorName, d.memo, d.onBehalfOf, d.at, d.expiresAt, d.senderSignature],
   );
   return rows[0] ?? null;
 }
@@ -88,6 +93,8 @@ export interface CheckPatch {
   nextCheckAt: Date;
   seenAt: Date | null;
   lastError: string | null;
+  /** Set only with state 'verified' on a deposit that carries a signature. */
+  senderProof: 'valid' | 'invalid' | null;
   at: Date;
 }
 
@@ -98,7 +105,7 @@ export async function recordCheck(tx: Tx, id: string, from: string, p: CheckPatc
        block_number = COALESCE($7, block_number), next_check_at = $8, seen_at = COALESCE(seen_at, $9), last_error = $10,
        verified_at = CASE WHEN $3 = 'verified' THEN $11::timestamptz END,
        rejected_at = CASE WHEN $3 = 'rejected' THEN $11::timestamptz END,
-       feed_seq = CASE WHEN $3 = 'verified' THEN nextval('deposit_feed_seq') END
+       feed_seq = CASE WHEN $3 = 'verified' THEN nextval('deposit_feed_seq') END, sender_proof = $12
      WHERE id = $1 AND state = $2 RETURNING ${COLUMNS}`,
     [
       id,
@@ -112,6 +119,7 @@ export async function recordCheck(tx: Tx, id: string, from: string, p: CheckPatc
       p.seenAt,
       p.lastError,
       p.at,
+      p.senderProof,
     ],
   );
   return rows[0] ?? null;

@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositVerifierOf } from '../../src/actors/deposit-verifier.js';
-import { EsploraStandIn, newKey, type Utxo } from '../helpers/esplora.js';
+import { idOf } from '../helpers/db.js';
+import { bip137Sign, EsploraStandIn, newKey, type Utxo } from '../helpers/esplora.js';
 import { register, startTestServer, TestClock, type TestServer } from '../helpers/server.js';
 
 let esplora: EsploraStandIn;
@@ -49,8 +50,10 @@ describe('BTC deposits against an Esplora-protocol server', () => {
       { address: newKey().address, value: 7_000n },
       { address: treasury, value: 40_000n },
     ]);
-    const r = await submit({ tx_hash: txid.toUpperCase(), on_behalf_of: ai.registration_number });
-    expect(r.json.data).toMatchObject({ asset: 'BTC', tx_hash: txid, state: 'submitted' });
+    // The key of the spent input signs for the beneficiary (BIP-137): the 300 points need it.
+    const sender_signature = bip137Sign(from.key, `commons-deposit:${ai.registration_number}:${txid}`);
+    const r = await submit({ tx_hash: txid.toUpperCase(), on_behalf_of: ai.registration_number, sender_signature });
+    expect(r.json.data).toMatchObject({ asset: 'BTC', tx_hash: txid, state: 'submitted', sender_signature, sender_proof: 'pending' });
     await runDue();
     expect(await show(txid)).toMatchObject({ state: 'verifying', confirmations: 0, amount: null });
     esplora.mine(1);
@@ -60,7 +63,7 @@ describe('BTC deposits against an Esplora-protocol server', () => {
     esplora.mine(1);
     clock.advance(31_000);
     await runDue();
-    expect(await show(txid)).toMatchObject({ state: 'verified', amount: '0.001', confirmations: 2 });
+    expect(await show(txid)).toMatchObject({ state: 'verified', amount: '0.001', confirmations: 2, sender_proof: 'valid' });
     const me = await s.call('GET', '/api/v1/ai/me', { token: ai.api_token });
     expect(me.json.data.activity_score).toBe(300);
     // The beneficiary's inbox has the verified deposit (DECISIONS.md "Inbox"), written with it.
@@ -119,5 +122,79 @@ describe('BTC deposits against an Esplora-protocol server', () => {
     expect(again.status).toBe(409);
     expect(again.json.error.code).toBe('DEPOSIT_EXISTS');
     expect(again.json.data.id).toBe(first.json.data.id);
+  });
+});
+
+describe('treasury support points need proof from an input\'s key (docs/security.md "A watcher of the chain")', () => {
+  const depositCount = async () => (await s.app.ctx.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM deposits`)[0]?.n;
+  const points = async (token: string) => (await s.call('GET', '/api/v1/ai/me', { token })).json.data.activity_score as number;
+  const awardsOf = async (number: string) =>
+    (
+      await s.app.ctx.sql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM point_events WHERE identity_id = ${idOf(number)} AND kind = 'treasury_support'`
+    )[0]?.n;
+  /** A confirmed payment to the treasury from a fresh coin of the given kind. */
+  const confirmedPayment = (kind: 'p2wpkh' | 'p2pkh', value = 3_000n) => {
+    const from = esplora.fund(1_000_000n, kind);
+    const txid = esplora.pay(from, [{ address: treasury, value }]);
+    esplora.mine(2);
+    return { from, txid };
+  };
+
+  it("a P2PKH input's key signing for the beneficiary gives it the points", async () => {
+    const ai = await register(s, 'P2PKH beneficiary');
+    const { from, txid } = confirmedPayment('p2pkh');
+    // biome-ignore lint/suspicious/noExplicitAny: Esplora JSON under test.
+    const tx: any = await (await fetch(`${esplora.url}/tx/${txid}`)).json();
+    expect(tx.vin[0].prevout).toMatchObject({ scriptpubkey_type: 'p2pkh', scriptpubkey_address: from.key.address });
+    const sender_signature = bip137Sign(from.key, `commons-deposit:${ai.registration_number}:${txid}`);
+    expect((await submit({ tx_hash: txid, on_behalf_of: ai.registration_number, sender_signature })).status).toBe(200);
+    await runDue();
+    expect(await show(txid)).toMatchObject({ state: 'verified', amount: '0.00003', sender_proof: 'valid' });
+    expect(await points(ai.api_token)).toBe(300);
+  });
+
+  it("a watcher reporting for itself: without proof, with the donor's proof for another number, or signing with its own key: no points", async () => {
+    const donorAi = await register(s, 'BTC donor AI');
+    const watcher = await register(s, 'BTC watcher');
+    const none = confirmedPayment('p2wpkh', 4_000n);
+    await submit({ tx_hash: none.txid, on_behalf_of: watcher.registration_number });
+    const other = confirmedPayment('p2wpkh', 5_000n);
+    const forDonorAi = bip137Sign(other.from.key, `commons-deposit:${donorAi.registration_number}:${other.txid}`);
+    await submit({ tx_hash: other.txid, on_behalf_of: watcher.registration_number, sender_signature: forDonorAi });
+    const own = confirmedPayment('p2pkh', 6_000n);
+    const byWatcherKey = bip137Sign(newKey(), `commons-deposit:${watcher.registration_number}:${own.txid}`);
+    await submit({ tx_hash: own.txid, on_behalf_of: watcher.registration_number, sender_signature: byWatcherKey });
+    await runDue();
+    expect(await show(none.txid)).toMatchObject({ state: 'verified', sender_proof: 'none' });
+    expect(await show(other.txid)).toMatchObject({ state: 'verified', sender_proof: 'invalid' });
+    expect(await show(own.txid)).toMatchObject({ state: 'verified', sender_proof: 'invalid' });
+    // Credited and counted all the same; no points for the watcher nor for the donor's AI.
+    const c = (await s.call('GET', `/api/v1/treasury/contributions/${watcher.registration_number}`)).json.data;
+    expect(c).toMatchObject({ contributions: { BTC: { amount: '0.00015', deposits: 3 } }, treasury_support_points: 0 });
+    expect(await points(watcher.api_token)).toBe(0);
+    expect(await points(donorAi.api_token)).toBe(0);
+    expect(await awardsOf(watcher.registration_number)).toBe(0);
+    expect(await awardsOf(donorAi.registration_number)).toBe(0);
+  });
+
+  it('an ETH-form or malformed signature for BTC: 400 VALIDATION_FAILED, nothing written', async () => {
+    const ai = await register(s, 'BTC malformed');
+    const { from, txid } = confirmedPayment('p2wpkh', 7_000n);
+    const good = bip137Sign(from.key, `commons-deposit:${ai.registration_number}:${txid}`);
+    const before = await depositCount();
+    for (const sender_signature of [
+      `0x${'ab'.repeat(65)}`,
+      good.slice(0, -1),
+      `${good.slice(0, -1)}A`,
+      `${good}=`,
+      `${good.slice(0, 10)}*${good.slice(11)}`,
+    ]) {
+      const r = await submit({ tx_hash: txid, on_behalf_of: ai.registration_number, sender_signature });
+      expect(r.status).toBe(400);
+      expect(r.json.error.code).toBe('VALIDATION_FAILED');
+      expect(r.json.error.fields.map((f: { path: string }) => f.path)).toContain('body.sender_signature');
+    }
+    expect(await depositCount()).toBe(before);
   });
 });

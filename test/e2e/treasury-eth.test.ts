@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDepositVerifier, depositVerifierOf } from '../../src/actors/deposit-verifier.js';
 import type { BusMessage } from '../../src/domain/ports.js';
 import { idOf } from '../helpers/db.js';
-import { CHAIN_ID, type Chain, startChain } from '../helpers/ganache.js';
+import { CHAIN_ID, type Chain, signDeposit, startChain } from '../helpers/ganache.js';
 import { SharedStore } from '../helpers/nodes.js';
 import { register, startTestServer, TestClock, type TestServer } from '../helpers/server.js';
 
@@ -48,9 +48,23 @@ describe('ETH deposits against a real chain', () => {
     const tx = await chain.send(treasury, '0.05');
     await tx.wait();
     // The claim carries a made-up amount: it is ignored, the chain decides.
-    const r = await submit({ tx_hash: tx.hash.toUpperCase().replace('0X', '0x'), on_behalf_of: ai.registration_number, amount: '1000' });
+    // The sending wallet signs for the beneficiary's number: the 300 points need that proof.
+    const sender_signature = await signDeposit(chain.sender, ai.registration_number, tx.hash);
+    const r = await submit({
+      tx_hash: tx.hash.toUpperCase().replace('0X', '0x'),
+      on_behalf_of: ai.registration_number,
+      amount: '1000',
+      sender_signature: sender_signature.toUpperCase().replace('0X', '0x'),
+    });
     expect(r.status).toBe(200);
-    expect(r.json.data).toMatchObject({ state: 'submitted', amount: null, asset: 'ETH', tx_hash: tx.hash.toLowerCase() });
+    expect(r.json.data).toMatchObject({
+      state: 'submitted',
+      amount: null,
+      asset: 'ETH',
+      tx_hash: tx.hash.toLowerCase(),
+      sender_signature: sender_signature.toLowerCase(),
+      sender_proof: 'pending',
+    });
 
     await runDue();
     let d = await show(r.json.data.id);
@@ -64,7 +78,13 @@ describe('ETH deposits against a real chain', () => {
     clock.advance(16_000);
     await runDue();
     d = await show(tx.hash);
-    expect(d).toMatchObject({ state: 'verified', amount: '0.05', reason: null, on_behalf_of: ai.registration_number });
+    expect(d).toMatchObject({
+      state: 'verified',
+      amount: '0.05',
+      reason: null,
+      on_behalf_of: ai.registration_number,
+      sender_proof: 'valid',
+    });
     expect(d.confirmations).toBeGreaterThanOrEqual(3);
     expect(await pointsOf(ai.api_token)).toBe(300);
 
@@ -148,7 +168,8 @@ describe('ETH deposits against a real chain', () => {
     const tx = await chain.send(treasury, '0.4');
     await tx.wait();
     await chain.mine(3);
-    const r = await submit({ tx_hash: tx.hash, on_behalf_of: ai.registration_number });
+    const sender_signature = await signDeposit(chain.sender, ai.registration_number, tx.hash);
+    const r = await submit({ tx_hash: tx.hash, on_behalf_of: ai.registration_number, sender_signature });
     const extra = [createDepositVerifier(s.app.ctx, { pollMs: null }), createDepositVerifier(s.app.ctx, { pollMs: null })];
     const before = events.length;
     await Promise.all([runDue(), ...extra.map((v) => v.runDue())]);
@@ -191,6 +212,100 @@ describe('ETH deposits against a real chain', () => {
     } finally {
       await own.close();
     }
+  });
+});
+
+describe('treasury support points need proof from the sender (docs/security.md "A watcher of the chain")', () => {
+  const depositCount = async () => (await s.app.ctx.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM deposits`)[0]?.n;
+  const awardsOf = async (number: string) =>
+    (
+      await s.app.ctx.sql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM point_events WHERE identity_id = ${idOf(number)} AND kind = 'treasury_support'`
+    )[0]?.n;
+  const confirmedTransfer = async (eth: string) => {
+    const tx = await chain.send(treasury, eth);
+    await tx.wait();
+    await chain.mine(3);
+    return tx.hash;
+  };
+
+  it("a watcher reporting a donor's transfer for itself, without proof: verified, credited and counted, no points for anyone", async () => {
+    const watcher = await register(s, 'Watcher');
+    const hash = await confirmedTransfer('0.011');
+    const r = await submit({ tx_hash: hash, on_behalf_of: watcher.registration_number });
+    expect(r.json.data).toMatchObject({ sender_signature: null, sender_proof: 'none' });
+    await runDue();
+    expect(await show(hash)).toMatchObject({
+      state: 'verified',
+      amount: '0.011',
+      on_behalf_of: watcher.registration_number,
+      sender_proof: 'none',
+    });
+    const c = (await s.call('GET', `/api/v1/treasury/contributions/${watcher.registration_number}`)).json.data;
+    expect(c).toMatchObject({ contributions: { ETH: { amount: '0.011', deposits: 1 } }, treasury_support_points: 0 });
+    expect(await pointsOf(watcher.api_token)).toBe(0);
+    expect(await awardsOf(watcher.registration_number)).toBe(0);
+    const feed = (await s.call('GET', '/api/v1/treasury/deposits')).json.data.deposits;
+    expect(feed.map((f: { tx_hash: string }) => f.tx_hash)).toContain(hash);
+  });
+
+  it("a watcher carrying the donor's signature made for another number gets no points, nor does that number", async () => {
+    const donorAi = await register(s, 'Donor AI');
+    const watcher = await register(s, 'Copycat');
+    const hash = await confirmedTransfer('0.012');
+    const signedForDonorAi = await signDeposit(chain.sender, donorAi.registration_number, hash);
+    const r = await submit({ tx_hash: hash, on_behalf_of: watcher.registration_number, sender_signature: signedForDonorAi });
+    expect(r.status).toBe(200);
+    await runDue();
+    expect(await show(hash)).toMatchObject({ state: 'verified', amount: '0.012', sender_proof: 'invalid' });
+    expect(await pointsOf(watcher.api_token)).toBe(0);
+    expect(await pointsOf(donorAi.api_token)).toBe(0);
+    expect(await awardsOf(watcher.registration_number)).toBe(0);
+    expect(await awardsOf(donorAi.registration_number)).toBe(0);
+  });
+
+  it("a watcher signing for itself with its own wallet (not the transaction's sender) gets no points", async () => {
+    const watcher = await register(s, 'Own wallet');
+    const hash = await confirmedTransfer('0.013');
+    const sender_signature = await signDeposit(Wallet.createRandom(), watcher.registration_number, hash);
+    await submit({ tx_hash: hash, on_behalf_of: watcher.registration_number, sender_signature });
+    await runDue();
+    expect(await show(hash)).toMatchObject({ state: 'verified', sender_proof: 'invalid' });
+    expect(await pointsOf(watcher.api_token)).toBe(0);
+    // The sender's signature with one byte of r changed recovers another address (or none).
+    const other = await register(s, 'Garbled');
+    const hash2 = await confirmedTransfer('0.014');
+    const good = await signDeposit(chain.sender, other.registration_number, hash2);
+    const garbled = `${good.slice(0, 10)}${good[10] === '0' ? '1' : '0'}${good.slice(11)}`;
+    await submit({ tx_hash: hash2, on_behalf_of: other.registration_number, sender_signature: garbled });
+    await runDue();
+    expect(await show(hash2)).toMatchObject({ state: 'verified', sender_proof: 'invalid' });
+    expect(await pointsOf(other.api_token)).toBe(0);
+  });
+
+  it('a malformed sender_signature, a BTC-form one for ETH, or one without on_behalf_of: 400 VALIDATION_FAILED, nothing written', async () => {
+    const ai = await register(s, 'Malformed');
+    const hash = await confirmedTransfer('0.015');
+    const good = await signDeposit(chain.sender, ai.registration_number, hash);
+    const before = await depositCount();
+    for (const [body, path] of [
+      [{ sender_signature: '0x1234', on_behalf_of: ai.registration_number }, 'body.sender_signature'],
+      [{ sender_signature: `${good}00`, on_behalf_of: ai.registration_number }, 'body.sender_signature'],
+      [{ sender_signature: good.slice(2), on_behalf_of: ai.registration_number }, 'body.sender_signature'],
+      [{ sender_signature: `${'A'.repeat(87)}=`, on_behalf_of: ai.registration_number }, 'body.sender_signature'],
+      [{ sender_signature: 42, on_behalf_of: ai.registration_number }, 'body.sender_signature'],
+      [{ sender_signature: good }, 'body.on_behalf_of'],
+    ] as const) {
+      const r = await submit({ tx_hash: hash, ...body });
+      expect(r.status).toBe(400);
+      expect(r.json.error.code).toBe('VALIDATION_FAILED');
+      expect(r.json.error.fields.map((f: { path: string }) => f.path)).toContain(path);
+    }
+    expect(await depositCount()).toBe(before);
+    // The same report, well formed, is accepted: the refusals held nothing back.
+    expect((await submit({ tx_hash: hash, on_behalf_of: ai.registration_number, sender_signature: good })).status).toBe(200);
+    await runDue();
+    expect(await pointsOf(ai.api_token)).toBe(300);
   });
 });
 

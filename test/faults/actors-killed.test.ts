@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres, { type Sql } from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CHAIN_ID, type Chain, startChain } from '../helpers/ganache.js';
+import { CHAIN_ID, type Chain, signDeposit, startChain } from '../helpers/ganache.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
 import { call } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
@@ -92,8 +92,11 @@ it.runIf(faultsEnabled)(
       }
       await chain.mine(3);
       for (let i = 0; i < N; i++) {
+        const number = sponsors[i]?.number as string;
+        // The sending wallet signs for each beneficiary: the support points need that proof.
+        const sender_signature = await signDeposit(chain.sender, number, hashes[i] as string);
         const r = await call(node.url, 'POST', '/api/v1/treasury/deposits', {
-          body: { tx_hash: hashes[i], contributor_name: 'Sponsor', on_behalf_of: sponsors[i]?.number },
+          body: { tx_hash: hashes[i], contributor_name: 'Sponsor', on_behalf_of: number, sender_signature },
         });
         expect(r.status, r.text).toBe(200);
       }

@@ -16,14 +16,32 @@ const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
 export interface Key {
   pair: ECPairInterface;
+  kind: 'p2wpkh' | 'p2pkh';
   address: string;
   script: Uint8Array;
 }
 
-export function newKey(): Key {
+export function newKey(kind: Key['kind'] = 'p2wpkh'): Key {
   const pair = ECPair.makeRandom({ network });
-  const pay = bitcoin.payments.p2wpkh({ pubkey: pair.publicKey, network });
-  return { pair, address: pay.address as string, script: pay.output as Uint8Array };
+  const pay = bitcoin.payments[kind]({ pubkey: pair.publicKey, network });
+  return { pair, kind, address: pay.address as string, script: pay.output as Uint8Array };
+}
+
+/**
+ * A BIP-137 message signature by `key`, as a wallet's "sign message" makes it: tiny-secp256k1's
+ * recoverable signature over sha256d(varint(24) "Bitcoin Signed Message:\n" varint(len) message)
+ * (bitcoinjs-lib's hash256), with the header of the key's address type (31 + recovery id for
+ * P2PKH with a compressed key, 39 + recovery id for P2WPKH).
+ */
+export function bip137Sign(key: Key, message: string): string {
+  const m = Buffer.from(message, 'utf8');
+  if (m.length >= 0xfd) throw new Error('short messages only');
+  const digest = bitcoin.crypto.hash256(Buffer.concat([Buffer.from('\x18Bitcoin Signed Message:\n'), Buffer.from([m.length]), m]));
+  const priv = key.pair.privateKey;
+  if (!priv) throw new Error('no private key');
+  const { signature, recoveryId } = ecc.signRecoverable(digest, priv);
+  const header = (key.kind === 'p2pkh' ? 31 : 39) + recoveryId;
+  return Buffer.concat([Buffer.from([header]), Buffer.from(signature)]).toString('base64');
 }
 
 export interface Utxo {
@@ -60,8 +78,8 @@ export class EsploraStandIn {
   }
 
   /** A coinbase-style transaction paying `value` to a fresh key, mined at once. */
-  fund(value: bigint): Utxo {
-    const key = newKey();
+  fund(value: bigint, kind: Key['kind'] = 'p2wpkh'): Utxo {
+    const key = newKey(kind);
     const tx = new bitcoin.Transaction();
     tx.version = 2;
     tx.addInput(new Uint8Array(32), 0xffffffff, 0xffffffff, Uint8Array.from(randomBytes(8)));
@@ -74,7 +92,11 @@ export class EsploraStandIn {
   /** Builds, signs (P2WPKH) and broadcasts a payment; the change (minus fee) goes back to the payer. */
   pay(from: Utxo, outputs: { address: string; value: bigint }[], fee = 500n): string {
     const psbt = new bitcoin.Psbt({ network });
-    psbt.addInput({ hash: from.txid, index: from.vout, witnessUtxo: { script: from.key.script, value: from.value } });
+    if (from.key.kind === 'p2pkh') {
+      const prev = this.txs.get(from.txid)?.tx;
+      if (!prev) throw new Error('unknown coin');
+      psbt.addInput({ hash: from.txid, index: from.vout, nonWitnessUtxo: prev.toBuffer() });
+    } else psbt.addInput({ hash: from.txid, index: from.vout, witnessUtxo: { script: from.key.script, value: from.value } });
     let spent = 0n;
     for (const o of outputs) {
       psbt.addOutput({ address: o.address, value: o.value });
@@ -111,7 +133,8 @@ export class EsploraStandIn {
     } catch {
       address = undefined;
     }
-    const type = script.length === 22 && script[0] === 0 && script[1] === 20 ? 'v0_p2wpkh' : 'unknown';
+    const p2pkh = script.length === 25 && script[0] === 0x76 && script[1] === 0xa9 && script[2] === 20;
+    const type = script.length === 22 && script[0] === 0 && script[1] === 20 ? 'v0_p2wpkh' : p2pkh ? 'p2pkh' : 'unknown';
     return {
       scriptpubkey: hex(script),
       scriptpubkey_asm: bitcoin.script.toASM(script),

@@ -64,3 +64,11 @@ export async function startChain(): Promise<Chain> {
     },
   };
 }
+
+/**
+ * The proof a sender gives for its deposit's points (docs/treasury.md "Proof from the sender"):
+ * EIP-191 personal_sign, by `wallet`, of `commons-deposit:<number>:<tx hash in lower case>`.
+ */
+export function signDeposit(wallet: Pick<Wallet, 'signMessage'>, number: string, txHash: string): Promise<string> {
+  return wallet.signMessage(`commons-deposit:${number}:${txHash.toLowerCase()}`);
+}

@@ -2,7 +2,8 @@
 // "Treasury and deposits"): the amount is the sum of the outputs paying the treasury address;
 // confirmations = tip height - block height + 1 >= BTC_MIN_CONFIRMATIONS.
 import { z } from 'zod';
-import type { ChainCheck, ChainChecker } from '../../domain/chain.js';
+import type { ChainCheck, ChainChecker, SenderProof } from '../../domain/chain.js';
+import { signerScripts } from './bip137.js';
 
 export interface BtcOptions {
   esploraUrl: string;
@@ -15,6 +16,8 @@ export interface BtcOptions {
 const EsploraTx = z.object({
   txid: z.string(),
   vout: z.array(z.object({ scriptpubkey_address: z.string().optional(), value: z.number().int().nonnegative() })),
+  // The spent outputs' scripts, for the sender's proof; a server that leaves them out proves nothing.
+  vin: z.array(z.object({ prevout: z.object({ scriptpubkey: z.string() }).nullable().optional() })).default([]),
   status: z.object({ confirmed: z.boolean(), block_height: z.number().int().nonnegative().optional() }),
 });
 
@@ -27,7 +30,7 @@ export function btcChecker(o: BtcOptions): ChainChecker {
   const get = (path: string) => fetch(base + path, { signal: AbortSignal.timeout(o.timeoutMs ?? 10_000) });
 
   return {
-    async check(txid: string): Promise<ChainCheck> {
+    async check(txid: string, proof?: SenderProof): Promise<ChainCheck> {
       const res = await get(`/tx/${txid}`);
       if (res.status === 404) {
         await res.body?.cancel();
@@ -47,7 +50,11 @@ export function btcChecker(o: BtcOptions): ChainChecker {
       if (!tipRes.ok || !/^\d{1,10}$/.test(tipText)) throw new Error('esplora answered a bad tip height');
       const confirmations = Math.max(0, Number(tipText) - height + 1);
       if (confirmations < o.minConfirmations) return { kind: 'pending', confirmations, blockNumber: height };
-      return { kind: 'confirmed', amountBase: total, confirmations, blockNumber: height };
+      const confirmed = { kind: 'confirmed' as const, amountBase: total, confirmations, blockNumber: height };
+      if (!proof) return confirmed;
+      // BIP-137: the key that signed pays to one of the scripts this transaction spends.
+      const signers = new Set(signerScripts(proof.message, proof.signature));
+      return { ...confirmed, senderSigned: tx.vin.some((i) => i.prevout && signers.has(i.prevout.scriptpubkey.toLowerCase())) };
     },
     close() {},
   };

@@ -1,8 +1,8 @@
 // Ethereum deposit checks with ethers v6 against ETH_RPC_URL (DECISIONS.md "Treasury and
 // deposits"): the transaction exists, its chain is ETH_CHAIN_ID, `to` is the treasury, the receipt
 // status is 1, and it has ETH_MIN_CONFIRMATIONS. The amount is the transaction's value.
-import { FetchRequest, JsonRpcProvider } from 'ethers';
-import type { ChainCheck, ChainChecker } from '../../domain/chain.js';
+import { FetchRequest, JsonRpcProvider, verifyMessage } from 'ethers';
+import type { ChainCheck, ChainChecker, SenderProof } from '../../domain/chain.js';
 
 export interface EthOptions {
   rpcUrl: string;
@@ -22,7 +22,7 @@ export function ethChecker(o: EthOptions): ChainChecker {
   const wanted = BigInt(o.chainId);
 
   return {
-    async check(hash: string): Promise<ChainCheck> {
+    async check(hash: string, proof?: SenderProof): Promise<ChainCheck> {
       const tx = await provider.getTransaction(hash);
       if (!tx) return { kind: 'not_found' };
       if (tx.hash.toLowerCase() !== hash) throw new Error('the RPC answered with another transaction');
@@ -38,10 +38,20 @@ export function ethChecker(o: EthOptions): ChainChecker {
       const confirmations = Math.max(0, tip - receipt.blockNumber + 1);
       if (confirmations < o.minConfirmations) return { kind: 'pending', confirmations, blockNumber: receipt.blockNumber };
       if (tx.value < 0n) throw new Error('negative value');
-      return { kind: 'confirmed', amountBase: tx.value, confirmations, blockNumber: receipt.blockNumber };
+      const confirmed = { kind: 'confirmed' as const, amountBase: tx.value, confirmations, blockNumber: receipt.blockNumber };
+      return proof ? { ...confirmed, senderSigned: signedBy(proof, tx.from) } : confirmed;
     },
     close() {
       provider.destroy();
     },
   };
+}
+
+/** EIP-191 personal_sign: the address that signed `message` is the transaction's `from`. */
+function signedBy(proof: SenderProof, from: string): boolean {
+  try {
+    return verifyMessage(proof.message, proof.signature).toLowerCase() === from.toLowerCase();
+  } catch {
+    return false; // not a signature ethers can recover an address from
+  }
 }

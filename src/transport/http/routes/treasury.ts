@@ -18,6 +18,17 @@ const DepositBody = z.object({
   contributor_name: displayName(TEXT_LIMITS.contributor_name),
   memo: text(TEXT_LIMITS.memo, 0).optional(),
   on_behalf_of: registrationNumber.optional().describe('an existing registration number to credit'),
+  sender_signature: z
+    .string()
+    .regex(/^(0x[0-9a-fA-F]{130}|[A-Za-z0-9+/]{87}=)$/, 'ETH: 0x + 130 hex (EIP-191); BTC: 88 base64 characters (BIP-137)')
+    .optional()
+    .describe(
+      'proof from the sender, needed for the 300 treasury_support points of on_behalf_of: a signature over ' +
+        '`commons-deposit:<on_behalf_of>:<tx_hash>` (tx_hash as stored: ETH 0x + 64 lower-case hex, BTC 64 lower-case hex) ' +
+        'by the transaction\'s sending address: ETH EIP-191 personal_sign (0x + 130 hex); BTC a BIP-137 "Bitcoin Signed Message" ' +
+        "signature (base64) by the key of one of the transaction's inputs (P2PKH, P2WPKH or P2SH-P2WPKH). Without it the " +
+        'deposit verifies and counts, and nobody gets its points',
+    ),
 });
 
 const Amount = z.string().describe("decimal string in the asset's own unit, exact");
@@ -32,6 +43,12 @@ const Deposit = z.object({
   contributor_name: z.string(),
   memo: z.string().nullable(),
   on_behalf_of: z.string().nullable(),
+  sender_signature: z.string().nullable(),
+  sender_proof: z
+    .enum(['none', 'pending', 'valid', 'invalid', 'unchecked'])
+    .describe(
+      "the sender's proof: none (no signature: no points), pending (checked on verification), valid (on_behalf_of got the points), invalid (not the sender's signature for this number: no points), unchecked (rejected)",
+    ),
   confirmations: z.number().int().nullable(),
   required_confirmations: z.number().int(),
   submitted_at: z.string(),
@@ -98,6 +115,14 @@ export const TreasuryDoc = z.looseObject({
   ),
   contribution_note: z.string(),
   sponsor_path: z.looseObject({ summary: z.string(), field: z.literal('on_behalf_of') }),
+  sender_proof: z.object({
+    field: z.literal('sender_signature'),
+    summary: z.string(),
+    message: z.string(),
+    message_rules: z.string(),
+    eth: z.string(),
+    btc: z.string(),
+  }),
   notice: z.string(),
 });
 
@@ -140,6 +165,7 @@ export const treasuryRoutes = [
           contributorName: req.body.contributor_name,
           memo: req.body.memo === '' ? undefined : req.body.memo,
           onBehalfOf: req.body.on_behalf_of,
+          senderSignature: req.body.sender_signature,
         }),
       );
     },
