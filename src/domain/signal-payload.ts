@@ -102,7 +102,7 @@ export async function buildPayload(ctx: Ctx, input: PayloadInput) {
       report_deposit: {
         method: 'POST',
         url: u('/api/v1/treasury/deposits'),
-        body: ['tx_hash', 'contributor_name', 'memo?', 'on_behalf_of?'],
+        body: ['tx_hash', 'contributor_name', 'memo?', 'on_behalf_of?', 'sender_signature?'],
       },
       confirmed_total: { detail: u('/api/v1/treasury'), note: 'chain-verified totals per asset are in the treasury document' },
       habitat_blueprint: u('/api/v1/habitat/blueprint'),
