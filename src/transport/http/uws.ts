@@ -4,9 +4,9 @@
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { randomUUID } from 'node:crypto';
 import { CommonsError } from '../../domain/errors.js';
-import { errorBody, STATUS_OF } from './envelope.js';
+import { errorBody, STATUS_OF, statusLine } from './envelope.js';
 import type { FastRead, LeanAnswer } from './fast-read.js';
-import { type AnswerHead, writeHead } from './head.js';
+import type { AnswerHead } from './head.js';
 import { CORS, MAX_BODY_BYTES, type RawRequest, type RawResponse } from './pipeline.js';
 
 export interface InFlight {
@@ -238,4 +238,21 @@ export function finish(inflight: InFlight, state: { done: boolean }): void {
   state.done = true;
   inflight.count--;
   if (inflight.count === 0 && inflight.drained) inflight.drained();
+}
+
+/** Writes the status line and the headers every answer carries; returns `res` for more headers. */
+export function writeHead(res: HttpResponse, status: number, head: AnswerHead): HttpResponse {
+  res.writeStatus(statusLine(status));
+  for (let i = 0; i < head.length; i += 2) res.writeHeader(head[i] as string, head[i + 1] as string);
+  return res;
+}
+
+/** A WebSocket upgrade refused for its Origin (the stream and the relay): 403 FORBIDDEN, before
+ * any upgrade, credential lookup or per-address count. */
+export function refuseOrigin(res: HttpResponse, head: AnswerHead, origin: string | undefined): void {
+  const err = new CommonsError('FORBIDDEN', `Origin ${String(origin).slice(0, 200)} may not open this endpoint (STREAM_ALLOWED_ORIGINS)`);
+  res.cork(() => {
+    writeHead(res, STATUS_OF.FORBIDDEN, head).writeHeader('content-type', 'application/json; charset=utf-8');
+    res.end(errorBody(err, ''));
+  });
 }

@@ -2,9 +2,9 @@
 // SDKs speak the Fetch API (MCP, A2A). Same rules as uws.ts (STYLE.md 1): copy the request
 // synchronously, stream the body with the 64 KiB cap, write inside cork, never after an abort.
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
-import { type AnswerHead, writeHead } from './head.js';
+import type { AnswerHead } from './head.js';
 import { MAX_BODY_BYTES } from './pipeline.js';
-import { finish, type InFlight, readBody } from './uws.js';
+import { finish, type InFlight, readBody, writeHead } from './uws.js';
 
 export interface WebInfo {
   ip: string;

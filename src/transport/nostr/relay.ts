@@ -6,7 +6,8 @@
 import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
 import type { Ctx } from '../../domain/ports.js';
 import { type NostrFilter, nostrEvents, type StoredNostrEvent } from '../../domain/signal.js';
-import { answerHead, refuseOrigin } from '../http/head.js';
+import { answerHead } from '../http/head.js';
+import { refuseOrigin } from '../http/uws.js';
 import { upgradeOriginAllowed } from '../origin.js';
 import { matches, parseClientMessage } from './filters.js';
 import { MAX_FRAME_BYTES, MAX_LIMIT, MAX_SUBSCRIPTIONS } from './nip11.js';
