@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { CommonsError } from '../../domain/errors.js';
 import { errorBody, STATUS_OF, statusLine } from './envelope.js';
 import type { FastRead, LeanAnswer } from './fast-read.js';
+import { isHttpMethod, notHttpMessage } from './method.js';
 import { CORS, MAX_BODY_BYTES, type RawRequest, type RawResponse } from './pipeline.js';
 
 export interface InFlight {
@@ -25,6 +26,9 @@ export const MAX_HEADER_BYTES = 8 * 1024;
 export function mountHttp(app: TemplatedApp, handle: (r: RawRequest) => Promise<RawResponse>, inflight: InFlight, fast?: FastRead): void {
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
     const state: StreamState = { aborted: false, done: false };
+    // Exactly as sent: uWS's getMethod() lower-cases the method in place (and would turn `get`
+    // into GET's twin), so it is never called (method.ts).
+    const method = req.getCaseSensitiveMethod();
     const headers: Record<string, string> = {};
     let headerBytes = req.getUrl().length + (req.getQuery() ?? '').length;
     req.forEach((k, v) => {
@@ -53,7 +57,13 @@ export function mountHttp(app: TemplatedApp, handle: (r: RawRequest) => Promise<
       send(res, state, { status: 503, headers, body: errorBody(err, '') }, inflight, true);
       return;
     }
-    const method = req.getMethod().toUpperCase();
+    if (!isHttpMethod(method)) {
+      inflight.count++;
+      const body = errorBody(new CommonsError('NOT_IMPLEMENTED', notHttpMessage(method)), '');
+      const headers = { 'content-type': 'application/json; charset=utf-8', connection: 'close' };
+      send(res, state, { status: 501, headers, body }, inflight, true);
+      return;
+    }
     const path = req.getUrl();
     const query = req.getQuery() ?? '';
     // A read answered at once is written here, inside this callback (uWS corks it): no abort
