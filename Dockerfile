@@ -5,25 +5,29 @@
 # unprivileged `node` user.
 # test/deploy.test.ts runs this file's build, start and health-check command lines as plain
 # processes, so they cannot rot. Install scripts are off: no dependency needs one (package.json
-# allowScripts), and `prepare` would bundle a second time.
+# allowScripts), and `prepare` would bundle a second time; so the postgres.js guard (our own
+# postinstall, scripts/patch-postgres.mjs) is applied by hand before bundling, and
+# `npm run check:deploy` refuses a dist/ whose bundled driver lacks it.
+# The base is the supported runtime (DECISIONS.md "Runtime"): Node 24 on Debian 13, whose glibc
+# (2.41) loads the current uWebSockets.js build; the 20.30 fallback is never used in the image.
 
-FROM node:20.20.2-bookworm-slim AS build
+FROM node:24.21.0-trixie-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json ./
 COPY scripts ./scripts
 COPY src ./src
-RUN npm ci --ignore-scripts --no-audit --no-fund && npm run build
+RUN npm ci --ignore-scripts --no-audit --no-fund && node scripts/patch-postgres.mjs && npm run build
 
 # Production dependencies in a stage of their own, so npm's download cache stays out of the image.
-FROM node:20.20.2-bookworm-slim AS deps
+FROM node:24.21.0-trixie-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
-FROM node:20.20.2-bookworm-slim AS runtime
+FROM node:24.21.0-trixie-slim AS runtime
 # pg_dump / pg_restore for `npm run backup` against PostgreSQL, from the same image.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends postgresql-client-15 \
+ && apt-get install -y --no-install-recommends postgresql-client-17 \
  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DATA_DIR=/data
 WORKDIR /app

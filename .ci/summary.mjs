@@ -3,7 +3,10 @@
 // a non-zero vitest exit (failed test, unhandled error or rejection, crashed worker), a missing
 // or unparsable report, counts that do not add up, a skipped test in the real-services run, or a
 // real-services suite that executed nothing each count as a failure.
-// Usage: node .ci/summary.mjs DIR NAME[:real] ...   (DIR holds NAME.json and NAME.rc)
+// Usage: node .ci/summary.mjs DIR NAME[:real][:host=FILE,...] ...   (DIR holds NAME.json and NAME.rc)
+// `host=FILE,...`: test files deliberately left out of that run (the browser tests stay on the
+// host, outside the Debian 13 root): each must be absent from it and have passed tests in
+// another suite of the same summary, which is said on stderr.
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
@@ -33,9 +36,12 @@ export function summarise(dir, suites) {
     failed += 1;
     problems.push(msg);
   };
+  const passedByFile = new Map(); // suite name -> Map(file basename -> passed tests)
+  const leftOut = []; // [suite name, file]
   for (const spec of suites) {
-    const [name, mode] = spec.split(':');
-    const real = mode === 'real';
+    const [name, ...modes] = spec.split(':');
+    const real = modes.includes('real');
+    for (const m of modes.filter((x) => x.startsWith('host='))) for (const f of m.slice(5).split(',')) leftOut.push([name, f]);
     const rcFile = join(dir, `${name}.rc`);
     const rc = existsSync(rcFile) ? readFileSync(rcFile, 'utf8').trim() : '';
     if (rc !== '0') fail(`the ${name} suite: vitest exited with ${rc === '' ? 'no recorded status' : rc}`);
@@ -57,6 +63,12 @@ export function summarise(dir, suites) {
     if (p + f + s + t !== total) fail(`the ${name} suite: ${p} passed + ${f} failed + ${s} skipped + ${t} todo != ${total} tests`);
     if (total === 0) fail(`the ${name} suite ran no test`);
     if (!r.success && f === 0) fail(`the ${name} suite failed outside a test`);
+    const byFile = new Map();
+    for (const tr of r.testResults) {
+      const n = (tr.assertionResults ?? []).filter((a) => a.status === 'passed').length;
+      byFile.set(basename(tr.name), (byFile.get(basename(tr.name)) ?? 0) + n);
+    }
+    passedByFile.set(name, byFile);
     for (const tr of r.testResults) {
       // Each failed test by name, with the first line of its failure, so the run's tail says which.
       for (const a of tr.assertionResults ?? []) {
@@ -75,16 +87,21 @@ export function summarise(dir, suites) {
         .map((tr) => basename(tr.name));
       fail(`the ${name} suite skipped ${s + t} test(s) (in ${skipped.join(', ')}); nothing may be skipped against the real services`);
     }
-    const ranByFile = new Map();
-    for (const tr of r.testResults) {
-      const n = (tr.assertionResults ?? []).filter((a) => a.status === 'passed').length;
-      ranByFile.set(basename(tr.name), (ranByFile.get(basename(tr.name)) ?? 0) + n);
-    }
     for (const want of REQUIRED_IN_REAL) {
-      const n = ranByFile.get(want) ?? 0;
+      const n = byFile.get(want) ?? 0;
       if (n === 0) fail(`the ${name} suite: ${want} passed no test; the multi-node and Redis suites must run here`);
       else console.error(`${name}: ${want} passed ${n} test(s)`);
     }
+  }
+  for (const [name, file] of leftOut) {
+    const here = passedByFile.get(name);
+    if (here?.has(file)) fail(`the ${name} suite ran ${file}, which it is meant to leave to the host`);
+    const elsewhere = [...passedByFile].filter(([n, m]) => n !== name && (m.get(file) ?? 0) > 0);
+    if (elsewhere.length === 0) fail(`the ${name} suite left out ${file}, and no other suite passed a test of it`);
+    else
+      console.error(
+        `${name}: ${file} left out here (browser tests stay on the host); passed ${elsewhere.map(([n, m]) => `${m.get(file)} in ${n}`).join(', ')}`,
+      );
   }
   return { passed, failed, problems };
 }

@@ -40,7 +40,7 @@ await esbuild.build({
   logLevel: 'warning',
   // Native addons are found by their packages at run time; PGlite runs in its worker, which
   // imports it from node_modules.
-  external: ['uWebSockets.js', 'msgpackr-extract', 'bufferutil', 'utf-8-validate', '@electric-sql/pglite', '@electric-sql/pglite-socket'],
+  external: ['uWebSockets.js', 'uws-fallback', 'msgpackr-extract', 'bufferutil', 'utf-8-validate', '@electric-sql/pglite', '@electric-sql/pglite-socket'],
   // Bundled CommonJS dependencies call require() for Node's own modules.
   banner: { js: "import { createRequire as __commonsRequire } from 'node:module'; const require = __commonsRequire(import.meta.url);" },
 });

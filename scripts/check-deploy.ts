@@ -1,9 +1,10 @@
 // `npm run check` part: the deployment files parse and lint (docs/operations.md "Container").
 // compose.yaml is validated against the Compose Specification's JSON schema, vendored in
 // deploy/compose-spec.schema.json (no network at check time); the Dockerfile is linted by
-// dockerfile-utils (the VS Code Docker extension's linter) plus the rules this image promises.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+// dockerfile-utils (the VS Code Docker extension's linter) plus the rules this image promises; and
+// dist/ must bundle postgres.js with scripts/patch-postgres.mjs's guard.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { DockerfileParser } from 'dockerfile-ast';
@@ -64,6 +65,39 @@ export function lintDockerfile(text: string): string[] {
   const prodDeps = all.some((st) => st.some((r) => r.keyword === 'RUN' && r.args.includes('npm ci --omit=dev')));
   const copiesDevDeps = last.some((i) => i.keyword === 'COPY' && /--from=build\b.*node_modules/.test(i.args));
   if (!prodDeps || copiesDevDeps) problems.push('Dockerfile: production dependencies only in the runtime stage');
+  // The supported runtime (DECISIONS.md "Runtime"): Node 24 on a glibc 2.38+ Debian (13, trixie).
+  for (const [from] of all)
+    if (!/^node:24\.[\d.]*-trixie(-slim)?\b/.test(from?.args ?? '')) problems.push(`Dockerfile: ${from?.args} is not the supported runtime (node:24.x-trixie-slim)`);
+  // `npm ci --ignore-scripts` skips our postinstall: the postgres.js guard must be applied before
+  // the bundle is made, in the stage that makes it.
+  const builds = all.filter((st) => st.some((r) => r.keyword === 'RUN' && r.args.includes('npm run build')));
+  for (const st of builds) {
+    const line = st.map((r) => (r.keyword === 'RUN' ? r.args : '')).join('\n');
+    const guard = line.indexOf('node scripts/patch-postgres.mjs');
+    if (guard < 0 || guard > line.indexOf('npm run build'))
+      problems.push('Dockerfile: the build stage must run `node scripts/patch-postgres.mjs` after `npm ci` and before `npm run build`');
+  }
+  if (builds.length === 0) problems.push('Dockerfile: no stage runs `npm run build`');
+  return problems;
+}
+
+/** postgres.js's nextWrite as scripts/patch-postgres.mjs leaves it (esbuild drops the marker
+ * comment, so the guard's first statement is what is looked for), and as the driver ships it. */
+const GUARDED = /function nextWrite\(fn\) \{\s*if \(!socket\) \{/g;
+const UNGUARDED = /function nextWrite\(fn\) \{\s*const x = socket\.write\(/g;
+
+/** Problems with a bundle directory: the bundled postgres.js must carry the null-socket guard. */
+export function checkDistGuard(dir: string): string[] {
+  if (!existsSync(dir)) return [`${dir}: missing; run \`npm run build\` (npm ci does) before \`npm run check:deploy\``];
+  let guarded = 0;
+  const problems: string[] = [];
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.js'))) {
+    const text = readFileSync(join(dir, f), 'utf8');
+    guarded += text.match(GUARDED)?.length ?? 0;
+    if (UNGUARDED.test(text)) problems.push(`${dir}/${f}: the bundled postgres.js lacks the nextWrite guard (scripts/patch-postgres.mjs did not run before the build)`);
+    UNGUARDED.lastIndex = 0;
+  }
+  if (guarded === 0 && problems.length === 0) problems.push(`${dir}: no bundled postgres.js nextWrite found, so its guard cannot be checked`);
   return problems;
 }
 
@@ -71,8 +105,9 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
   const problems = [
     ...checkCompose(readFileSync(resolve(root, 'compose.yaml'), 'utf8')),
     ...lintDockerfile(readFileSync(resolve(root, 'Dockerfile'), 'utf8')),
+    ...checkDistGuard(resolve(root, 'dist')),
   ];
   for (const p of problems) console.error(p);
   if (problems.length > 0) process.exit(1);
-  console.log('compose.yaml and Dockerfile: valid');
+  console.log('compose.yaml and Dockerfile: valid; dist/ bundles the guarded postgres.js');
 }

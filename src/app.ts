@@ -1,6 +1,6 @@
 // Composition root: the only place that knows every part (DESIGN.md).
 
-import uWS from 'uWebSockets.js';
+import type { us_listen_socket } from 'uWebSockets.js';
 import { Redis } from 'ioredis';
 import { type RunningActors, startActors, stopActors } from './actors/index.js';
 import { openAppStore } from './app-store.js';
@@ -29,6 +29,7 @@ import { allRoutes } from './transport/http/routes/index.js';
 import { type InFlight, mountHttp } from './transport/http/uws.js';
 import { mountMcp } from './transport/mcp/server.js';
 import { mountNostrRelay } from './transport/nostr/relay.js';
+import { describeUwsBuild, uWS, uwsBuild } from './transport/uws-build.js';
 import { type StreamOps, streamOps } from './transport/ws/ops.js';
 import { signalFeed } from './transport/ws/signal-feed.js';
 import { mountStream, type Stream } from './transport/ws/stream.js';
@@ -130,13 +131,16 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const fastRead = createFastRead(ctx, router, guests, limits, metrics);
   mountHttp(app, createPipeline(ctx, router, guests, { limits, metrics }), inflight, answerHead(config), fastRead);
 
-  const listenSocket = await new Promise<uWS.us_listen_socket>((ok, ko) => {
+  const listenSocket = await new Promise<us_listen_socket>((ok, ko) => {
     app.listen(config.host, config.port, (s) => (s ? ok(s) : ko(new Error(`cannot listen on ${config.host}:${config.port}`))));
   });
   const port = uWS.us_socket_local_port(listenSocket);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   if (!config.publicUrl) publicUrl = url;
   log.info({ url, publicUrl, store: store.kind, pid: process.pid }, 'commons listening');
+  // The one line naming the runtime; on the fallback build it says what that build lacks.
+  if (uwsBuild.kind === 'current') log.info({ uws: uwsBuild }, describeUwsBuild());
+  else log.warn({ uws: uwsBuild }, describeUwsBuild());
   const actors = await startActors(ctx);
 
   let closed = false;

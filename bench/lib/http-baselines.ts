@@ -18,7 +18,7 @@ const role = process.argv[2];
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 async function uwsBytes(): Promise<void> {
-  const uWS = (await import('uWebSockets.js')).default;
+  const { uWS } = await import('../../src/transport/uws-build.js');
   const body = readFileSync(process.env.BENCH_BODY_FILE as string);
   const app = uWS.App();
   app.get('/*', (res) => {
@@ -30,14 +30,14 @@ async function uwsBytes(): Promise<void> {
 }
 
 async function listenUws(app: TemplatedApp): Promise<void> {
-  const uWS = (await import('uWebSockets.js')).default;
+  const { uWS } = await import('../../src/transport/uws-build.js');
   app.listen('127.0.0.1', 0, (s) => {
     if (s) process.send?.({ port: uWS.us_socket_local_port(s) });
   });
 }
 
 async function uwsContract(): Promise<void> {
-  const uWS = (await import('uWebSockets.js')).default;
+  const { uWS } = await import('../../src/transport/uws-build.js');
   const { randomUUID } = await import('node:crypto');
   const body = readFileSync(process.env.BENCH_BODY_FILE as string);
   const pairs = JSON.parse(readFileSync(process.env.BENCH_HEADERS_FILE as string, 'utf8')) as [string, string][];

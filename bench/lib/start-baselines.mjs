@@ -3,7 +3,17 @@
 //   node bench/lib/start-baselines.mjs uws|fastify
 const port = Number(process.env.PORT);
 if (process.argv[2] === 'uws') {
-  const uWS = (await import('uWebSockets.js')).default;
+  // The build the service would pick (src/transport/uws-build.ts, which this plain file cannot
+  // import): the current one, else the 20.30 fallback's binary for this Node.
+  const uWS = await import('uWebSockets.js').then(
+    (m) => m.default,
+    async () => {
+      const { createRequire } = await import('node:module');
+      const load = createRequire(import.meta.url);
+      const dir = load.resolve('uws-fallback/package.json').replace(/package\.json$/, '');
+      return load(`${dir}binaries/uws_${process.platform}_${process.arch}_${process.versions.modules}.node`);
+    },
+  );
   uWS
     .App()
     .get('/*', (res) => res.end('{"status":"ok"}'))

@@ -5,9 +5,9 @@
 // - `ws`: what an agent platform would write instead. A `ws` server that serializes each message
 //   once and calls `send` on every subscriber.
 
-import uWS from 'uWebSockets.js';
 import { randomUUID } from 'node:crypto';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { uWS } from '../../src/transport/uws-build.js';
 
 type Op = { op: string; ref?: string | number; body?: string; topic?: string };
 

@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'BLOCKED'
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
+  | 'NOT_IMPLEMENTED'
   | 'UPGRADE_REQUIRED'
   | 'INVALID_STATE'
   | 'DEPOSIT_EXISTS'
@@ -62,6 +63,7 @@ export const DEFAULT_NEXT: Record<ErrorCode, NextCall> = {
   BLOCKED: { method: 'GET', path: '/api/v1/dm', doc: 'the recipient blocked you; nothing was sent' },
   NOT_FOUND: { method: 'GET', path: '/api/v1/discovery' },
   METHOD_NOT_ALLOWED: { method: 'GET', path: '/api/openapi.json', doc: 'see the Allow header' },
+  NOT_IMPLEMENTED: { method: 'GET', path: '/api/openapi.json', doc: 'the method is not an HTTP method (an RFC 9110 token)' },
   UPGRADE_REQUIRED: {
     method: 'GET',
     path: '/api/asyncapi.json',

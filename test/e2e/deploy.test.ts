@@ -9,13 +9,13 @@
 // stops it with exit code 0, and the health check then fails.
 
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import yaml from 'js-yaml';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkCompose, lintDockerfile, stages } from '../../scripts/check-deploy.js';
+import { checkCompose, checkDistGuard, lintDockerfile, stages } from '../../scripts/check-deploy.js';
 import { listening, run, runToEnd } from '../helpers/process.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -31,7 +31,9 @@ afterAll(async () => {
     await sql.end();
   }
   rmSync(work, { recursive: true, force: true });
-});
+  // Two stages' node_modules (each with both uWS builds' binaries, about 230 MB) take a while to
+  // remove on a loaded machine.
+}, 300_000);
 
 describe('deployment files parse and lint', () => {
   it('accepts the files in the repository', () => {
@@ -49,6 +51,29 @@ describe('deployment files parse and lint', () => {
       'Dockerfile: CMD in exec form, so SIGTERM reaches node',
     );
     expect(lintDockerfile(`${dockerfile}\nFROOM x\n`).join('\n')).toMatch(/Dockerfile:\d+: /);
+    expect(lintDockerfile(dockerfile.replace(' && node scripts/patch-postgres.mjs', ''))).toContain(
+      'Dockerfile: the build stage must run `node scripts/patch-postgres.mjs` after `npm ci` and before `npm run build`',
+    );
+    expect(lintDockerfile(dockerfile.replaceAll('node:24.21.0-trixie-slim', 'node:20.20.2-bookworm-slim')).join('\n')).toContain(
+      'node:20.20.2-bookworm-slim AS build is not the supported runtime',
+    );
+  });
+
+  it('refuses a dist/ whose bundled postgres.js lacks the guard, and a missing dist/', () => {
+    const dist = join(root, 'dist');
+    expect(checkDistGuard(dist)).toEqual([]);
+    const copy = join(work, 'unguarded-dist');
+    cpSync(dist, copy, { recursive: true });
+    let undone = 0;
+    for (const f of readdirSync(copy).filter((n) => n.endsWith('.js'))) {
+      const text = readFileSync(join(copy, f), 'utf8');
+      const plain = text.replace(/(function nextWrite\(fn\) \{)\s*if \(!socket\) \{[^}]*\}/, '$1');
+      if (plain !== text) undone++;
+      writeFileSync(join(copy, f), plain);
+    }
+    expect(undone).toBe(1);
+    expect(checkDistGuard(copy).join('\n')).toMatch(/the bundled postgres\.js lacks the nextWrite guard/);
+    expect(checkDistGuard(join(work, 'nowhere'))[0]).toMatch(/missing; run `npm run build`/);
   });
 });
 
@@ -97,6 +122,8 @@ async function build(): Promise<{ dir: string; env: Record<string, string>; cmd:
 describe('the image, played as plain processes', () => {
   it('builds, starts, answers its health checks, and stops on SIGTERM with exit 0', { timeout: 600_000 }, async () => {
     const image = await build();
+    // The image's bundle carries the postgres.js guard (the build stage applied it).
+    expect(checkDistGuard(join(image.dir, 'dist'))).toEqual([]);
     expect(image.cmd).toEqual(['node', '--enable-source-maps', 'dist/main.js']);
     const compose = yaml.load(composeText) as {
       services: Record<string, { environment: Record<string, string>; healthcheck: { test: string[] } }>;
@@ -136,6 +163,8 @@ describe('the image, played as plain processes', () => {
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
       expect(server.output()).toContain('"msg":"stopped"');
+      // One startup line names the runtime and uWS build (on an old-glibc host: the fallback).
+      expect(server.output()).toMatch(/"msg":"runtime: Node v\d+\.\d+\.\d+, uWebSockets\.js 20\.\d+/);
       expect((await runToEnd(bin as string, args, { cwd: image.dir, env: { PORT: port } })).code).toBe(1);
     } finally {
       server.child.kill('SIGKILL');

@@ -29,7 +29,7 @@ export function mountA2a(app: TemplatedApp, deps: ActionDeps, inflight: InFlight
     }
     return handlers;
   };
-  mountWeb(app, A2A_PATH, (req, info) => handleA2a(get(), req, info), inflight, answerHead(deps.ctx.config));
+  mountWeb(app, A2A_PATH, (req, info) => handleA2a(get(), req, info), inflight, answerHead(deps.ctx.config), 'POST');
 }
 
 /** 0.3 clients send no A2A-Version header; 1.0 clients send "1.0". */

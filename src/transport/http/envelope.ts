@@ -15,6 +15,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   BLOCKED: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  NOT_IMPLEMENTED: 501,
   UPGRADE_REQUIRED: 426,
   INVALID_STATE: 409,
   DEPOSIT_EXISTS: 409,
@@ -45,6 +46,7 @@ export const STATUS_TEXT: Record<number, string> = {
   429: '429 Too Many Requests',
   431: '431 Request Header Fields Too Large',
   500: '500 Internal Server Error',
+  501: '501 Not Implemented',
   503: '503 Service Unavailable',
 };
 

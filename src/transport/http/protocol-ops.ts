@@ -33,6 +33,8 @@ const JsonRpcResponse: Json = {
 };
 
 const rpcAnswer = (description: string) => ({ description, content: { 'application/json': { schema: JsonRpcResponse } } });
+/** method.ts: a method that is not an RFC 9110 token (the supported uWS build; the fallback closes). */
+const NOT_HTTP = 'the method is not an HTTP method (not an RFC 9110 token); the connection is closed';
 
 const common = {
   security: [{}, { bearerAuth: [] }, { guestToken: [] }],
@@ -80,9 +82,10 @@ export const PROTOCOL_OPS: ProtocolOp[] = [
         '200': rpcAnswer('a JSON-RPC answer (tool failures are results with isError true)'),
         '202': { description: 'a notification was accepted' },
         '403': rpcAnswer('the Origin is neither this service nor localhost (DNS-rebinding protection)'),
-        '405': rpcAnswer('GET and DELETE: the endpoint is stateless'),
+        '405': rpcAnswer('GET, DELETE and any other method but POST and OPTIONS: the endpoint is stateless'),
         '406': rpcAnswer('Accept must list application/json and text/event-stream'),
         '413': rpcAnswer('bodies are at most 64 KiB'),
+        '501': rpcAnswer(NOT_HTTP),
       },
     },
   },
@@ -110,6 +113,7 @@ export const PROTOCOL_OPS: ProtocolOp[] = [
         '200': rpcAnswer('a JSON-RPC answer: an agent message whose data part is the skill data or {error}'),
         '405': rpcAnswer('only POST'),
         '413': rpcAnswer('bodies are at most 64 KiB'),
+        '501': rpcAnswer(NOT_HTTP),
       },
     },
   },

@@ -7,6 +7,7 @@ import { CommonsError } from '../../domain/errors.js';
 import { errorBody, STATUS_OF, statusLine } from './envelope.js';
 import type { FastRead, LeanAnswer } from './fast-read.js';
 import type { AnswerHead } from './head.js';
+import { isHttpMethod, notHttpMessage } from './method.js';
 import { CORS, MAX_BODY_BYTES, type RawRequest, type RawResponse } from './pipeline.js';
 
 export interface InFlight {
@@ -32,6 +33,9 @@ export function mountHttp(
 ): void {
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
     const state: StreamState = { aborted: false, done: false, head };
+    // Exactly as sent: uWS's getMethod() lower-cases the method in place (and would turn `get`
+    // into GET's twin), so it is never called (method.ts).
+    const method = req.getCaseSensitiveMethod();
     const headers: Record<string, string> = {};
     let headerBytes = req.getUrl().length + (req.getQuery() ?? '').length;
     req.forEach((k, v) => {
@@ -60,7 +64,13 @@ export function mountHttp(
       send(res, state, { status: 503, headers, body: errorBody(err, '') }, inflight, true);
       return;
     }
-    const method = req.getMethod().toUpperCase();
+    if (!isHttpMethod(method)) {
+      inflight.count++;
+      const body = errorBody(new CommonsError('NOT_IMPLEMENTED', notHttpMessage(method)), '');
+      const headers = { 'content-type': 'application/json; charset=utf-8', connection: 'close' };
+      send(res, state, { status: 501, headers, body }, inflight, true);
+      return;
+    }
     const path = req.getUrl();
     const query = req.getQuery() ?? '';
     // A read answered at once is written here, inside this callback (uWS corks it): no abort

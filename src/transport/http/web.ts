@@ -3,6 +3,7 @@
 // synchronously, stream the body with the 64 KiB cap, write inside cork, never after an abort.
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { AnswerHead } from './head.js';
+import { isHttpMethod, notHttpMessage } from './method.js';
 import { MAX_BODY_BYTES } from './pipeline.js';
 import { finish, type InFlight, readBody, writeHead } from './uws.js';
 
@@ -14,9 +15,18 @@ export interface WebInfo {
 
 export type WebHandler = (req: Request, info: WebInfo) => Promise<Response>;
 
-export function mountWeb(app: TemplatedApp, pattern: string, handler: WebHandler, inflight: InFlight, head: AnswerHead): void {
+/** Methods a Fetch Request cannot carry as sent: it upper-cases these six (so `post` would pass for
+ * POST) and refuses the forbidden three. */
+const NORMALISED = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT']);
+const FORBIDDEN = new Set(['CONNECT', 'TRACE', 'TRACK']);
+
+/** `allow`: the Allow header of the handler's own 405 answer, used for the methods it cannot be
+ * given (method.ts). */
+export function mountWeb(app: TemplatedApp, pattern: string, handler: WebHandler, inflight: InFlight, head: AnswerHead, allow: string): void {
   app.any(pattern, (res: HttpResponse, req: HttpRequest) => {
     const state: WriteState = { aborted: false, done: false, head };
+    // Exactly as sent (getMethod() lower-cases it in place; see uws.ts).
+    const method = req.getCaseSensitiveMethod();
     inflight.count++;
     res.onAborted(() => {
       state.aborted = true;
@@ -26,7 +36,17 @@ export function mountWeb(app: TemplatedApp, pattern: string, handler: WebHandler
     req.forEach((k, v) => {
       headers[k] = v;
     });
-    const method = req.getMethod().toUpperCase();
+    const upper = method.toUpperCase();
+    if (!isHttpMethod(method)) {
+      void write(res, state, inflight, jsonError(501, notHttpMessage(method)), true);
+      return;
+    }
+    if ((NORMALISED.has(upper) && method !== upper) || FORBIDDEN.has(upper)) {
+      const out = jsonError(405, `${method} is not allowed on ${pattern}; allowed: ${allow}`);
+      out.headers.set('allow', allow);
+      void write(res, state, inflight, out);
+      return;
+    }
     const query = req.getQuery();
     const url = `http://${headers.host ?? 'localhost'}${req.getUrl()}${query ? `?${query}` : ''}`;
     const ip = Buffer.from(res.getRemoteAddressAsText()).toString();

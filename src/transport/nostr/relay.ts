@@ -88,7 +88,7 @@ export function mountNostrRelay(app: TemplatedApp, ctx: Ctx): NostrRelayHandle {
   app.ws<Conn>('/nostr', {
     maxPayloadLength: MAX_FRAME_BYTES,
     maxBackpressure: 1024 * 1024,
-    closeOnBackpressureLimit: 1,
+    closeOnBackpressureLimit: true,
     idleTimeout: 120,
     sendPingsAutomatically: true,
     upgrade: (res, req, context) => {

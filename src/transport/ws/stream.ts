@@ -2,7 +2,7 @@
 // upgrade (credentials and encoding), session lifecycle, the slow-consumer and liveness sweep.
 // The only code that touches uWS WebSocket handlers (STYLE.md 1).
 
-import uWS, { type HttpRequest, type HttpResponse, type TemplatedApp, type us_socket_context_t } from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, TemplatedApp, us_socket_context_t } from 'uWebSockets.js';
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../../domain/caller.js';
 import { CommonsError } from '../../domain/errors.js';
@@ -17,6 +17,7 @@ import { answerHead } from '../http/head.js';
 import { ipKey, type RateLimits, tokenKey } from '../http/limits.js';
 import { refuseOrigin, writeHead } from '../http/uws.js';
 import { upgradeOriginAllowed } from '../origin.js';
+import { uWS } from '../uws-build.js';
 import { decode } from './codec.js';
 import { type DispatchEnv, dispatch } from './dispatch.js';
 import { Fanout } from './fanout.js';
@@ -87,7 +88,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     // larger is cut off by uWS itself without reading it.
     maxPayloadLength: 2 * MAX_FRAME_BYTES,
     maxBackpressure: HARD_BACKPRESSURE,
-    closeOnBackpressureLimit: 1,
+    closeOnBackpressureLimit: true,
     idleTimeout: 0,
     sendPingsAutomatically: false,
     compression: uWS.DISABLED,
