@@ -22,7 +22,14 @@ const FORBIDDEN = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
 /** `allow`: the Allow header of the handler's own 405 answer, used for the methods it cannot be
  * given (method.ts). */
-export function mountWeb(app: TemplatedApp, pattern: string, handler: WebHandler, inflight: InFlight, head: AnswerHead, allow: string): void {
+export function mountWeb(
+  app: TemplatedApp,
+  pattern: string,
+  handler: WebHandler,
+  inflight: InFlight,
+  head: AnswerHead,
+  allow: string,
+): void {
   app.any(pattern, (res: HttpResponse, req: HttpRequest) => {
     const state: WriteState = { aborted: false, done: false, head };
     // Exactly as sent (getMethod() lower-cases it in place; see uws.ts).
