@@ -129,7 +129,8 @@ export function buildOpenApi(routes: AnyRoute[], baseUrl: string, protocols: Pro
             ? [{ operatorAuth: [] }]
             : [{}, { bearerAuth: [] }, { guestToken: [] }],
     };
-    if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: strip(schemaOf(r.body)) } } };
+    const bodyType = r.form ? 'application/x-www-form-urlencoded' : 'application/json';
+    if (r.body) op.requestBody = { required: true, content: { [bodyType]: { schema: strip(schemaOf(r.body)) } } };
     paths[p] = { ...(paths[p] ?? {}), [r.method.toLowerCase()]: op };
   }
   for (const p of protocols) paths[p.path] = { ...(paths[p.path] ?? {}), [p.method.toLowerCase()]: p.operation };
