@@ -22,7 +22,7 @@ const secure = (ctx: Ctx): string => (ctx.publicUrl().startsWith('https:') ? '; 
 /** The cookie that carries a new session: script cannot read it, other sites never send it, and it
  * goes only to the console's paths. Max-Age is the absolute lifetime; the idle one is the server's. */
 export const sessionCookie = (ctx: Ctx, s: ConsoleSession): string =>
-  `${COOKIE}=${s.id}; Path=/operator; HttpOnly; SameSite=Strict; Max-Age=${Math.max(0, Math.floor((s.expiresAt.getTime() - ctx.clock.now().getTime()) / 1000))}${secure(ctx)}`;
+  `${COOKIE}=${s.id}; Path=/operator; HttpOnly; SameSite=Strict; Max-Age=${Math.max(0, Math.ceil((s.expiresAt.getTime() - ctx.clock.now().getTime()) / 1000))}${secure(ctx)}`;
 
 export const clearedCookie = (ctx: Ctx): string => `${COOKIE}=; Path=/operator; HttpOnly; SameSite=Strict; Max-Age=0${secure(ctx)}`;
 
