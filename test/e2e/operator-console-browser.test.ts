@@ -67,8 +67,9 @@ async function submit(page: Page, act: () => Promise<unknown>): Promise<void> {
 
 /** Presses Tab until `target` has the focus (at most 500 times). */
 async function tabTo(page: Page, target: ReturnType<Page['locator']>): Promise<void> {
-  for (let i = 0; i < 500 && !(await target.evaluate((e) => e === document.activeElement)); i++) await page.keyboard.press('Tab');
-  expect(await target.evaluate((e) => e === document.activeElement)).toBe(true);
+  const focused = () => target.evaluate('(e) => e === document.activeElement') as Promise<boolean>;
+  for (let i = 0; i < 500 && !(await focused()); i++) await page.keyboard.press('Tab');
+  expect(await focused()).toBe(true);
 }
 const state = async (id: string) => (await s.app.ctx.sql`SELECT resolution FROM safety_reports WHERE id = ${id}`)[0]?.resolution ?? null;
 const chatBodies = async () =>
@@ -147,9 +148,7 @@ describe('the console in Chromium', () => {
     await signInWith(page);
     const before = await countRows(s, 'audit_log');
     const item = page.locator(`li[data-report="${rep}"]`);
-    await item.locator('input[name="csrf"]').evaluate((el) => {
-      (el as HTMLInputElement).value = 'forged';
-    });
+    await item.locator('input[name="csrf"]').evaluate('(e) => { e.value = "forged"; }');
     const [res] = await Promise.all([
       page.waitForResponse((r) => r.url().endsWith('/resolve')),
       item.getByRole('button', { name: 'Hide content' }).click(),
