@@ -10,6 +10,3 @@ CREATE TABLE operator_sessions (
   expires_at timestamptz NOT NULL
 );
 CREATE INDEX operator_sessions_expires_idx ON operator_sessions (expires_at);
--- The console's live count of new members (identities joined in the last day) is read every few
--- seconds per signed-in console: an index keeps it off a scan of every identity.
-CREATE INDEX identities_joined_at_idx ON identities (joined_at);
