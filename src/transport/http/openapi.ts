@@ -106,7 +106,9 @@ function responses(r: AnyRoute): Json {
     const ownSchema = own?.content?.['application/json']?.schema;
     out[String(status)] = {
       description: own ? `${own.description}; or ${codes.join(', ')}` : codes.join(', '),
-      content: { 'application/json': { schema: ownSchema ? { anyOf: [ownSchema, error] } : error } },
+      // A route that answers this status with its own document in another type (the operator
+      // console's HTML pages) keeps it beside the error envelope the pipeline's refusals use.
+      content: { ...(own?.content ?? {}), 'application/json': { schema: ownSchema ? { anyOf: [ownSchema, error] } : error } },
     };
   }
   return out;

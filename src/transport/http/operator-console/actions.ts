@@ -77,10 +77,16 @@ const formOf = (names: string[]) => z.object(Object.fromEntries(['csrf', 'back',
 
 export const CONSOLE_POST_STATUSES = {
   303: { description: 'done: see the console page the form came from (Location)' },
-  401: { description: 'no live console session: the sign-in page (text/html)' },
-  403: { description: 'Origin is not PUBLIC_URL, or the form has no valid CSRF token for this session (text/html); nothing is written' },
-  404: { description: 'the console is off (OPERATOR_TOKEN unset), or the target does not exist (text/html)' },
+  401: { description: 'no live console session: the sign-in page (text/html); nothing is written', body: true },
+  403: {
+    description: 'Origin is not PUBLIC_URL, or the form has no valid CSRF token for this session (text/html); nothing is written',
+    body: true,
+  },
+  404: { description: 'the console is off (OPERATOR_TOKEN unset), or the target does not exist (text/html)', body: true },
 };
+
+/** The codes behind those statuses: the pipeline's own refusals answer them in the JSON envelope. */
+export const CONSOLE_ERRORS = ['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'] as const;
 
 /** Runs a console form: the gates, then the operator operation; an HTML page for a refusal. */
 export async function runForm(
@@ -123,8 +129,13 @@ function actionRoute(a: Action): AnyRoute {
     ...(a.param ? { params: z.object({ [a.param]: z.string().max(120) }) } : {}),
     body: formOf(a.fields),
     response: z.string(),
-    statuses: CONSOLE_POST_STATUSES,
-    errors: ['VALIDATION_FAILED', 'INVALID_STATE', 'NOT_FOUND'],
+    hidden: true,
+    statuses: {
+      ...CONSOLE_POST_STATUSES,
+      400: { description: 'the operator API refused the input: a page naming the fields (text/html); nothing is written', body: true },
+      409: { description: 'the operator API refused the state (e.g. a report already resolved; text/html)', body: true },
+    },
+    errors: [...CONSOLE_ERRORS, 'VALIDATION_FAILED', 'INVALID_STATE'],
     handler: (req, ctx) =>
       runForm(ctx, req, async () => {
         const body: Record<string, string> = {};

@@ -2,7 +2,7 @@
 // one runner with the operator token as part of this request; the rest from the console's reads
 // (src/domain/operator-console.ts).
 import { z } from 'zod';
-import { CommonsError, fail } from '../../../domain/errors.js';
+import { CommonsError, type ErrorCode, fail } from '../../../domain/errors.js';
 import { consoleCounts, identityPage, reportedContent } from '../../../domain/operator-console.js';
 import type { Ctx } from '../../../domain/ports.js';
 import { treasuryDocument } from '../../../domain/treasury.js';
@@ -35,6 +35,7 @@ const withContent = (ctx: Ctx, reports: ReportData[]): Promise<QueueItem[]> =>
 
 const base = {
   method: 'GET' as const,
+  hidden: true,
   auth: 'none' as const,
   issuesGuest: false as const,
   raw: true,
@@ -42,9 +43,10 @@ const base = {
   produces: 'text/html',
   response: z.string(),
   statuses: {
-    401: { description: 'no live console session: the sign-in page (text/html)' },
-    404: { description: 'the console is off (OPERATOR_TOKEN unset): a page saying so and how to turn it on' },
+    401: { description: 'no live console session: the sign-in page (text/html)', body: true },
+    404: { description: 'the console is off (OPERATOR_TOKEN unset): a page saying so and how to turn it on (text/html)', body: true },
   },
+  errors: ['UNAUTHORIZED', 'NOT_FOUND'] as ErrorCode[],
 };
 
 const text = z.string().max(200).optional();
@@ -149,6 +151,7 @@ export const consolePageRoutes: AnyRoute[] = [
   route({
     method: 'GET',
     path: '/operator/live',
+    hidden: true,
     auth: 'none',
     issuesGuest: false,
     tags: ['operator-console'],

@@ -7,12 +7,13 @@ import { CommonsError } from '../../../domain/errors.js';
 import { signIn, signOut } from '../../../domain/operator-session.js';
 import { STATUS_OF } from '../envelope.js';
 import { type AnyRoute, route } from '../route.js';
-import { CONSOLE_POST_STATUSES, runForm } from './actions.js';
+import { CONSOLE_ERRORS, CONSOLE_POST_STATUSES, runForm } from './actions.js';
 import { clearedCookie, cookieSession, originRefusal, sessionCookie } from './guard.js';
 import { consoleHtml, seeOther } from './html.js';
 import { offPage, signInPage } from './views-auth.js';
 
 const base = {
+  hidden: true,
   auth: 'none' as const,
   issuesGuest: false as const,
   form: true as const,
@@ -31,11 +32,15 @@ export const consoleSessionRoutes: AnyRoute[] = [
     body: z.object({ token: z.string().max(1000).optional() }),
     statuses: {
       303: { description: 'signed in: the session cookie is set (HttpOnly, SameSite=Strict, Path=/operator) and Location is /operator' },
-      401: { description: 'not the operator token: the sign-in page again (text/html); one point of the address’s bad-token budget' },
-      403: { description: 'Origin is not PUBLIC_URL (text/html); nothing is compared or written' },
-      404: { description: 'the console is off (OPERATOR_TOKEN unset)' },
+      401: {
+        description: 'not the operator token: the sign-in page again (text/html); one point of the address’s bad-token budget',
+        body: true,
+      },
+      403: { description: 'Origin is not PUBLIC_URL (text/html); nothing is compared or written', body: true },
+      404: { description: 'the console is off (OPERATOR_TOKEN unset; text/html)', body: true },
+      429: { description: 'the address spent its bad-token budget: refused before comparing (text/html, Retry-After)', body: true },
     },
-    errors: ['RATE_LIMITED'],
+    errors: [...CONSOLE_ERRORS, 'RATE_LIMITED'],
     handler: async (req, ctx) => {
       if (!ctx.config.operatorToken) return consoleHtml(offPage(), 404);
       const foreign = originRefusal(ctx, req);
@@ -61,6 +66,7 @@ export const consoleSessionRoutes: AnyRoute[] = [
     summary: 'Operator console: end this session (or every console session, with `everywhere=1`) at once, on every node',
     body: z.object({ csrf: z.string().max(200).optional(), everywhere: z.string().max(10).optional() }),
     statuses: CONSOLE_POST_STATUSES,
+    errors: [...CONSOLE_ERRORS],
     handler: (req, ctx) =>
       runForm(ctx, { ...req, body: { ...req.body, back: '/operator' } }, async (session) => {
         await signOut(ctx, session.id, req.body.everywhere === '1', req.requestId);
