@@ -67,7 +67,9 @@ async function submit(page: Page, act: () => Promise<unknown>): Promise<void> {
 
 /** Presses Tab until `target` has the focus (at most 500 times). */
 async function tabTo(page: Page, target: ReturnType<Page['locator']>): Promise<void> {
-  const focused = () => target.evaluate('(e) => e === document.activeElement') as Promise<boolean>;
+  // The test's own code has no DOM types: the page's document is reached through globalThis.
+  const focused = () =>
+    target.evaluate((e) => e === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement);
   for (let i = 0; i < 500 && !(await focused()); i++) await page.keyboard.press('Tab');
   expect(await focused()).toBe(true);
 }
@@ -148,7 +150,10 @@ describe('the console in Chromium', () => {
     await signInWith(page);
     const before = await countRows(s, 'audit_log');
     const item = page.locator(`li[data-report="${rep}"]`);
-    await item.locator('input[name="csrf"]').evaluate('(e) => { e.value = "forged"; }');
+    await item.locator('input[name="csrf"]').evaluate((e) => {
+      (e as unknown as { value: string }).value = 'forged';
+    });
+    expect(await item.locator('input[name="csrf"]').inputValue()).toBe('forged');
     const [res] = await Promise.all([
       page.waitForResponse((r) => r.url().endsWith('/resolve')),
       item.getByRole('button', { name: 'Hide content' }).click(),
