@@ -64,12 +64,15 @@ export async function signIn(ctx: Ctx, token: string, previous: string | null, r
   return { id, csrf: csrfOf(ctx, id), expiresAt };
 }
 
-/** The live session a cookie names (marking it used), or null: unknown, signed out, idle, past
- * its end, or opened with an operator token that is no longer the configured one. */
-export async function currentSession(ctx: Ctx, id: string | null): Promise<ConsoleSession | null> {
+/** The live session a cookie names, or null: unknown, signed out, idle, past its end, or opened
+ * with an operator token that is no longer the configured one. A page or form the operator opens
+ * marks it used; `touch: false` (the page script's polling of the counts) does not, so a console
+ * left open and unattended still ends after IDLE_MS. */
+export async function currentSession(ctx: Ctx, id: string | null, touch = true): Promise<ConsoleSession | null> {
   const expected = ctx.config.operatorToken;
   if (!expected || !id || !ID_FORMAT.test(id)) return null;
-  const row = await store.touchSession(ctx.sql, hashId(id), ctx.clock.now(), IDLE_MS);
+  const find = touch ? store.touchSession : store.peekSession;
+  const row = await find(ctx.sql, hashId(id), ctx.clock.now(), IDLE_MS);
   if (!row) return null;
   const fp = fingerprint(ctx, expected);
   if (row.token_fp.length !== fp.length || !timingSafeEqual(row.token_fp, fp)) return null;

@@ -27,6 +27,16 @@ export async function touchSession(sql: Tx, idHash: Buffer, at: Date, idleMs: nu
   return row ?? null;
 }
 
+/** The session, when it is still alive at `at`, without marking it used (a page's own polling
+ * must not keep an unattended console signed in). */
+export async function peekSession(sql: Tx, idHash: Buffer, at: Date, idleMs: number): Promise<SessionRow | null> {
+  const idleSince = new Date(at.getTime() - idleMs);
+  const [row] = await sql<SessionRow[]>`
+    SELECT token_fp, created_at, last_seen_at, expires_at FROM operator_sessions
+     WHERE id_hash = ${idHash} AND expires_at > ${at} AND last_seen_at > ${idleSince}`;
+  return row ?? null;
+}
+
 /** Ends one session: true when it existed. */
 export async function deleteSession(sql: Tx, idHash: Buffer): Promise<boolean> {
   const rows = await sql`DELETE FROM operator_sessions WHERE id_hash = ${idHash} RETURNING 1`;

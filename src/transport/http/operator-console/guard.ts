@@ -62,11 +62,12 @@ export type Gate = { session: ConsoleSession } | { answer: RawResult };
 
 /**
  * The signed-in session of a request, or the answer to give instead: 404 when the console is off
- * (OPERATOR_TOKEN unset), 401 with the sign-in form when there is no live session.
+ * (OPERATOR_TOKEN unset), 401 with the sign-in form when there is no live session. `touch`:
+ * the request is the operator's own doing (see currentSession).
  */
-export async function gate(ctx: Ctx, req: Req): Promise<Gate> {
+export async function gate(ctx: Ctx, req: Req, touch = true): Promise<Gate> {
   if (!ctx.config.operatorToken) return { answer: consoleHtml(offPage(), 404) };
-  const session = await currentSession(ctx, cookieSession(req.headers));
+  const session = await currentSession(ctx, cookieSession(req.headers), touch);
   if (!session) {
     return {
       answer: consoleHtml(

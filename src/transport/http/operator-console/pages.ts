@@ -161,7 +161,8 @@ export const consolePageRoutes: AnyRoute[] = [
     errors: ['UNAUTHORIZED', 'NOT_FOUND'],
     handler: async (req, ctx) => {
       if (!ctx.config.operatorToken) return fail('NOT_FOUND', 'the operator console is off on this instance');
-      const g = await gate(ctx, req);
+      // The poll does not count as the operator's activity (the idle lifetime still runs).
+      const g = await gate(ctx, req, false);
       if ('answer' in g) return fail('UNAUTHORIZED', 'no live operator console session: sign in at /operator');
       return ok(await consoleCounts(ctx));
     },
