@@ -88,6 +88,25 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
     caller,
     ip: call.ip,
     requestId: call.requestId,
+    nested: {
+      run: (route, input) =>
+        runOperation(
+          deps,
+          {
+            route,
+            params: input.params ?? {},
+            query: input.query ?? {},
+            body: () => input.body,
+            headers: input.headers,
+            ip: call.ip,
+            requestId: call.requestId,
+          },
+          { headers: {} },
+        ),
+      ...(limits
+        ? { failedCredentials: { refuseIfSpent: (ip) => limits.refuseSpentAddress(ip), count: (ip) => limits.countFailedAt(ip) } }
+        : {}),
+    },
   };
   return r.handler(req, ctx);
 }

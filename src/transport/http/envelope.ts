@@ -32,6 +32,7 @@ export const STATUS_TEXT: Record<number, string> = {
   200: '200 OK',
   202: '202 Accepted',
   204: '204 No Content',
+  303: '303 See Other',
   304: '304 Not Modified',
   400: '400 Bad Request',
   401: '401 Unauthorized',

@@ -226,16 +226,27 @@ export class RateLimits {
    */
   private async refuseUnverified(who: LimitSubject): Promise<void> {
     if (!who.member || who.verified !== false) return;
-    const res = await (this.limiters.get('bad_token_ip') as Limiter).get(ipKey(who.ip)).catch(() => null);
+    await this.refuseSpentAddress(who.ip);
+  }
+
+  /** RATE_LIMITED when the address has spent its `bad_token_ip` budget (also the operator
+   * console's sign-in: refused before the token is compared). */
+  async refuseSpentAddress(ip: string): Promise<void> {
+    const res = await (this.limiters.get('bad_token_ip') as Limiter).get(ipKey(ip)).catch(() => null);
     if (!res || res.consumedPoints < this.policies.bad_token_ip.points) return;
     const retry = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
     throw new CommonsError('RATE_LIMITED', `too many unknown tokens from this address; wait ${retry} s`, { retryAfterS: retry });
   }
 
+  /** A credential presented from this address was wrong (a console sign-in): one point of its budget. */
+  async countFailedAt(ip: string): Promise<void> {
+    await (this.limiters.get('bad_token_ip') as Limiter).consume(ipKey(ip)).catch(() => {});
+  }
+
   /** A presented member token was unknown, revoked or expired: it counts against its address. */
   async countFailedToken(req: LimitRequest): Promise<void> {
     if (!bearerOf(req.headers)?.startsWith(MEMBER_PREFIX)) return;
-    await (this.limiters.get('bad_token_ip') as Limiter).consume(ipKey(req.ip)).catch(() => {});
+    await this.countFailedAt(req.ip);
   }
 
   /**

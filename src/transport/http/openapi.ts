@@ -106,7 +106,9 @@ function responses(r: AnyRoute): Json {
     const ownSchema = own?.content?.['application/json']?.schema;
     out[String(status)] = {
       description: own ? `${own.description}; or ${codes.join(', ')}` : codes.join(', '),
-      content: { 'application/json': { schema: ownSchema ? { anyOf: [ownSchema, error] } : error } },
+      // A route that answers this status with its own document in another type (the operator
+      // console's HTML pages) keeps it beside the error envelope the pipeline's refusals use.
+      content: { ...(own?.content ?? {}), 'application/json': { schema: ownSchema ? { anyOf: [ownSchema, error] } : error } },
     };
   }
   return out;
@@ -129,7 +131,8 @@ export function buildOpenApi(routes: AnyRoute[], baseUrl: string, protocols: Pro
             ? [{ operatorAuth: [] }]
             : [{}, { bearerAuth: [] }, { guestToken: [] }],
     };
-    if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: strip(schemaOf(r.body)) } } };
+    const bodyType = r.form ? 'application/x-www-form-urlencoded' : 'application/json';
+    if (r.body) op.requestBody = { required: true, content: { [bodyType]: { schema: strip(schemaOf(r.body)) } } };
     paths[p] = { ...(paths[p] ?? {}), [r.method.toLowerCase()]: op };
   }
   for (const p of protocols) paths[p.path] = { ...(paths[p.path] ?? {}), [p.method.toLowerCase()]: p.operation };

@@ -108,7 +108,7 @@ function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: Ra
         path: raw.path,
         params: m.params,
         query: Object.fromEntries(new URLSearchParams(raw.query)),
-        body: () => parseBody(raw),
+        body: () => parseBody(raw, r.form === true),
         headers: raw.headers,
         ip: raw.ip,
         requestId,
@@ -179,11 +179,18 @@ function faultOf(err: unknown): { type: string; message: string; code?: string }
   return out;
 }
 
-function parseBody(raw: RawRequest): unknown {
+function parseBody(raw: RawRequest, form = false): unknown {
   if (raw.body && raw.body.length > MAX_BODY_BYTES) {
     throw new CommonsError('PAYLOAD_TOO_LARGE', `request bodies are at most ${MAX_BODY_BYTES} bytes`);
   }
   const type = (raw.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  // An HTML form's fields, as strings (the operator console); such routes take nothing else.
+  if (form) {
+    if (type !== 'application/x-www-form-urlencoded') {
+      throw new CommonsError('UNSUPPORTED_MEDIA_TYPE', `bodies must be application/x-www-form-urlencoded, not ${type || 'absent'}`);
+    }
+    return Object.fromEntries(new URLSearchParams(raw.body?.toString('utf8') ?? ''));
+  }
   // No Content-Type at all is read as JSON, for minimal clients (DECISIONS.md).
   if (type !== '' && type !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
     throw new CommonsError('UNSUPPORTED_MEDIA_TYPE', `bodies must be application/json, not ${type}`);

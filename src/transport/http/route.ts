@@ -29,6 +29,20 @@ export interface Req<B = unknown, Q = unknown, P = unknown> {
   caller: Caller;
   ip: string;
   requestId: string;
+  /** Set by the operation runner (src/transport/operation.ts). */
+  nested?: Nested;
+}
+
+/** What a handler may reach of the runner that runs it: the operator console's actions are the
+ * operator API's own operations, run as part of the console's request (same request id). */
+export interface Nested {
+  /** Runs another route's operation through the same runner, with this request's address and id. */
+  run(
+    route: AnyRoute,
+    input: { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown; headers: Record<string, string> },
+  ): Promise<Result>;
+  /** The per-address budget of failed credentials (`bad_token_ip`); absent when RATE_LIMITS=off. */
+  failedCredentials?: { refuseIfSpent(ip: string): Promise<void>; count(ip: string): Promise<void> };
 }
 
 /** A raw document (HTML, XML, text or JSON without the envelope). */
@@ -83,6 +97,9 @@ export interface RouteDef<
   /** The handler's write checks a member token in its own statement (sql/020_chat_post_tokens.sql),
    * so the pipeline may take the member from the node's token cache (src/transport/http/auth.ts). */
   tokenInWrite?: boolean;
+  /** The body is an HTML form (application/x-www-form-urlencoded), read into an object of strings
+   * before validation (the operator console's forms). */
+  form?: true;
   /** Rate-limit class when the derived one does not fit. */
   limit?: LimitClass;
   /** Runs on the parsed JSON body before schema validation (e.g. declining the constitution). */

@@ -23,7 +23,7 @@ const TYPES: Record<string, string> = {
   svg: 'image/svg+xml',
 };
 
-export const ASSET_FILES = ['page.css', 'page.js', 'icon.svg'] as const;
+export const ASSET_FILES = ['page.css', 'page.js', 'icon.svg', 'console.css', 'console.js'] as const;
 export type AssetName = (typeof ASSET_FILES)[number];
 
 function load(): { byName: Map<AssetName, Asset>; byPath: Map<string, Asset> } {

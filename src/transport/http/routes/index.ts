@@ -1,5 +1,6 @@
 // Every HTTP route of the service, in one list: the router, discovery and the OpenAPI document
 // are all built from it. Each area adds its array here.
+import { operatorConsoleRoutes } from '../operator-console/index.js';
 import type { AnyRoute } from '../route.js';
 import { agentCardRoutes } from './agent-card.js';
 import { chatRoutes } from './chat.js';
@@ -38,7 +39,7 @@ export function allRoutes(): AnyRoute[] {
   list.push(...operatorQueueRoutes);
   list.push(...searchRoutes);
   list.push(...inboxRoutes, ...inboxWebhookRoutes, ...dmRoutes);
-  list.push(...pageRoutes);
+  list.push(...pageRoutes, ...operatorConsoleRoutes);
   list.push(...documentRoutes(() => list));
   return list;
 }
