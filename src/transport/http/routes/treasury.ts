@@ -18,6 +18,10 @@ const DepositBody = z.object({
   contributor_name: displayName(TEXT_LIMITS.contributor_name),
   memo: text(TEXT_LIMITS.memo, 0).optional(),
   on_behalf_of: registrationNumber.optional().describe('an existing registration number to credit'),
+  campaign_id: z
+    .uuid()
+    .optional()
+    .describe('an open campaign of the same asset this deposit is for; its verified amount counts toward that campaign'),
 });
 
 const Amount = z.string().describe("decimal string in the asset's own unit, exact");
@@ -32,6 +36,7 @@ const Deposit = z.object({
   contributor_name: z.string(),
   memo: z.string().nullable(),
   on_behalf_of: z.string().nullable(),
+  campaign_id: z.string().nullable().describe('the campaign it was reported for, or null'),
   confirmations: z.number().int().nullable(),
   required_confirmations: z.number().int(),
   submitted_at: z.string(),
@@ -51,6 +56,7 @@ const FeedEntry = z.object({
   time: z.string(),
   tx_hash: z.string(),
   on_behalf_of: z.string().nullable(),
+  campaign_id: z.string().nullable(),
 });
 
 const PerAsset = <T extends z.ZodType>(t: T) => z.object({ ETH: t, BTC: t });
@@ -129,7 +135,7 @@ export const treasuryRoutes = [
     tags: ['treasury'],
     body: DepositBody,
     response: Deposit,
-    errors: ['DEPOSIT_EXISTS', 'UNAVAILABLE'],
+    errors: ['NOT_FOUND', 'INVALID_STATE', 'DEPOSIT_EXISTS', 'UNAVAILABLE'],
     handler: async (req, ctx) => {
       const h = deposits.normalizeTxHash(req.body.tx_hash, req.body.asset);
       if ('error' in h) return fail('VALIDATION_FAILED', h.error, { fields: [{ path: 'body.tx_hash', message: h.error }] });
@@ -140,6 +146,7 @@ export const treasuryRoutes = [
           contributorName: req.body.contributor_name,
           memo: req.body.memo === '' ? undefined : req.body.memo,
           onBehalfOf: req.body.on_behalf_of,
+          campaignId: req.body.campaign_id?.toLowerCase(),
         }),
       );
     },
