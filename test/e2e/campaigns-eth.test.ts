@@ -167,6 +167,7 @@ describe('counting verified deposits', () => {
     await chain.mine(3);
     clock.advance(16_000);
     await runDue(s);
+    expect((await deposit(s, early.id)).state).toBe('verified');
     expect(await campaign(s, id)).toMatchObject({ state: 'closed', raised_verified: '0.02', contributions: 1, pending_contributions: 0 });
   });
 });
