@@ -147,14 +147,14 @@ export interface CampaignChange {
   hidden: boolean;
 }
 
-/** The opener's inbox item for a move (DECISIONS.md "Inbox", kind `campaign`). */
-async function noteMove(ctx: Ctx, tx: Tx, row: store.CampaignRow, actor: string | null, what: string): Promise<OwnedItem[]> {
+/** The opener's inbox item for a move the service or the operator made (DECISIONS.md "Inbox", kind `campaign`). */
+async function noteMove(ctx: Ctx, tx: Tx, row: store.CampaignRow, what: string): Promise<OwnedItem[]> {
   if (row.hidden) return [];
   return addItems(tx, [
     {
       owner: row.opened_by,
       kind: 'campaign',
-      actor,
+      actor: null,
       subjectType: 'campaign',
       subjectId: row.id,
       url: link(ctx, `/api/v1/funding/campaigns/${row.id}`),
@@ -187,7 +187,7 @@ export async function countContribution(ctx: Ctx, tx: Tx, d: DepositRow): Promis
     finishedAt: funded ? at : null,
     closedBy: null,
   });
-  const items = funded ? await noteMove(ctx, tx, after, null, 'funded') : [];
+  const items = funded ? await noteMove(ctx, tx, after, 'funded') : [];
   return { kind: funded ? 'campaign_funded' : 'campaign_contribution', view: campaignView(ctx, after), items, hidden: after.hidden };
 }
 
@@ -235,7 +235,8 @@ export async function closeCampaign(
       closedBy,
     });
     await audit?.(tx, row);
-    const items = await noteMove(ctx, tx, after, 'member' in by ? closedBy : null, 'closed');
+    // The opener hears of a close it did not make itself (as task items never go to the mover).
+    const items = 'member' in by ? [] : await noteMove(ctx, tx, after, 'closed');
     return { kind: 'campaign_closed' as const, view: campaignView(ctx, after), items, hidden: after.hidden };
   });
   await publishChange(ctx, change);
@@ -275,7 +276,7 @@ export async function endDueCampaigns(ctx: Ctx, max = 200): Promise<number> {
         finishedAt: row.ends_at ?? ctx.clock.now(),
         closedBy: null,
       });
-      const items = await noteMove(ctx, tx, after, null, 'ended');
+      const items = await noteMove(ctx, tx, after, 'ended');
       return { kind: 'campaign_ended', view: campaignView(ctx, after), items, hidden: after.hidden };
     });
     if (change === null) break;

@@ -149,6 +149,8 @@ describe('closing', () => {
     expect(again.status).toBe(409);
     expect(again.json.error.code).toBe('INVALID_STATE');
     expect((await detail(id)).finished_at).toBe(c.json.data.finished_at);
+    // The opener made this move itself: no inbox item for it.
+    expect((await s.call('GET', '/api/v1/inbox', { token: ai.api_token })).json.data.items).toEqual([]);
     // Closed ones leave the default list and show under state=closed.
     const open_ = (await s.call('GET', '/api/v1/funding/campaigns?limit=100')).json.data.campaigns.map((x: { id: string }) => x.id);
     expect(open_).not.toContain(id);
