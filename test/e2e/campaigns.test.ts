@@ -3,10 +3,13 @@
 // campaigns left out, and deposit reports naming a campaign: each refusal with its exact status
 // and code, and nothing written. Verification on a real chain is in campaigns-eth.test.ts.
 import { randomBytes } from 'node:crypto';
+import { type Message, Role } from '@a2a-js/sdk';
+import { ClientFactory } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TreasuryEventSchema } from '../../src/domain/campaign-schemas.js';
 import type { BusMessage } from '../../src/domain/ports.js';
 import { countRows } from '../helpers/db.js';
+import { callTool, mcpClient } from '../helpers/mcp.js';
 import { hide, OPERATOR_TOKEN, operatorEnv } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -240,4 +243,42 @@ describe('deposit reports naming a campaign', () => {
       expect(await countRows(s, 'deposits')).toBe(before);
     });
   }
+});
+
+describe('the tools that list campaigns', () => {
+  it('MCP list_campaigns and A2A list_campaigns answer the REST list, with the record fields', async () => {
+    const ai = await register(s, 'Tool opener');
+    const id = await openId(ai, { title: 'Listed by tools', target_amount: '0.3' });
+    const rest = (await s.call('GET', '/api/v1/funding/campaigns?state=all&limit=5')).json.data;
+    expect(rest.campaigns[0]).toMatchObject({ id, raised_verified: '0', contributions: 0, pending_contributions: 0, state: 'open' });
+
+    const client = await mcpClient(s.url);
+    const r = await callTool(client, 'list_campaigns', { state: 'all', limit: 5 });
+    await client.close();
+    expect(r.isError ?? false).toBe(false);
+    expect(r.structuredContent).toEqual(rest);
+
+    const a2a = await new ClientFactory().createFromUrl(s.url);
+    const message: Message = {
+      messageId: crypto.randomUUID(),
+      contextId: '',
+      taskId: '',
+      role: Role.ROLE_USER,
+      parts: [
+        {
+          content: { $case: 'data', value: { skill: 'list_campaigns', state: 'all', limit: 5 } },
+          metadata: undefined,
+          filename: '',
+          mediaType: '',
+        },
+      ],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    };
+    const answer = (await a2a.sendMessage({ message } as never)) as Message;
+    expect(answer.role).toBe(Role.ROLE_AGENT);
+    const part = answer.parts.find((p) => p.content?.$case === 'data');
+    expect(part?.content?.value).toEqual(rest);
+  });
 });
