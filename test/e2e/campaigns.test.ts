@@ -86,6 +86,14 @@ describe('the campaign record', () => {
     const doc = (await s.call('GET', '/api/v1/treasury')).json.data;
     expect(doc.campaigns.open.map((c: { id: string }) => c.id)).toContain(id);
     expect(doc.campaigns.rules.length).toBeGreaterThan(0);
+    // The stream's document describes the topic's payloads, campaigns' included.
+    const asyncapi = (await s.call('GET', '/api/asyncapi.json')).json;
+    expect(JSON.stringify(asyncapi['x-topics'].treasury.payload)).toContain('campaign_funded');
+    // Discovery names the routes and the MCP tool.
+    const discovery = (await s.call('GET', '/api/v1/discovery')).json.data;
+    const paths = discovery.endpoints.map((e: { method: string; path: string }) => `${e.method} ${e.path}`);
+    expect(paths).toEqual(expect.arrayContaining(['GET /api/v1/funding/campaigns/{id}', 'POST /api/v1/funding/campaigns/{id}/close']));
+    expect(discovery.protocols.mcp.tools).toContain('list_campaigns');
   });
 
   it('answers 404 NOT_FOUND for an unknown campaign', async () => {
