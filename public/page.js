@@ -125,6 +125,22 @@
       });
       replaceItems(goals, items, 'No funding goals yet.');
     }
+    const campaigns = document.getElementById('campaigns');
+    if (campaigns && Array.isArray(s.campaigns)) {
+      const items = s.campaigns.map((c) => {
+        const li = el('li');
+        li.dataset.campaign = c.id;
+        const bar = el('progress');
+        bar.max = 100;
+        bar.value = c.percent;
+        bar.setAttribute('aria-label', `${c.title}: ${c.percent}% raised`);
+        // The same words as the server's first paint (src/transport/http/page/live.ts campaignLine).
+        const line = `${c.raised} of ${c.target} ${c.asset} verified (${c.percent}%), ${c.contributions} verified, ${c.pending} pending`;
+        li.append(el('p', 'title', c.title), el('p', 'line', line), bar);
+        return li;
+      });
+      replaceItems(campaigns, items, 'No open campaigns.');
+    }
     const signal = document.getElementById('signal');
     if (signal && s.signal) {
       const time = el('time', '', clock(s.signal.emitted_at));

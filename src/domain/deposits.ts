@@ -8,6 +8,7 @@ import * as store from '../store/deposits.js';
 import { findById } from '../store/identities.js';
 import { type Asset, formatAmount } from './amounts.js';
 import { UNTRUSTED } from './caller.js';
+import { checkReportable } from './campaigns.js';
 import type { SenderProof } from './chain.js';
 import { fail } from './errors.js';
 import type { Ctx } from './ports.js';
@@ -57,6 +58,8 @@ export interface SubmitInput {
   memo: string | undefined;
   onBehalfOf: number | undefined;
   senderSignature: string | undefined;
+  /** The campaign it is reported for: open, of the same asset (docs/treasury.md "Campaigns"). */
+  campaignId?: string | undefined;
 }
 
 export async function submitDeposit(ctx: Ctx, input: SubmitInput) {
@@ -75,7 +78,7 @@ export async function submitDeposit(ctx: Ctx, input: SubmitInput) {
     });
   }
   const at = ctx.clock.now();
-  const row = await store.insertDeposit(ctx.sql, {
+  const fields = {
     asset: input.asset,
     txHash: input.txHash,
     contributorName: input.contributorName,
@@ -84,9 +87,18 @@ export async function submitDeposit(ctx: Ctx, input: SubmitInput) {
     // ETH signatures are kept in lower case, like hashes.
     senderSignature:
       input.senderSignature === undefined ? null : input.asset === 'ETH' ? input.senderSignature.toLowerCase() : input.senderSignature,
+    campaignId: input.campaignId ?? null,
     at,
     expiresAt: new Date(at.getTime() + DEPOSIT_TTL_MS),
-  });
+  };
+  const { campaignId } = input;
+  const row =
+    campaignId === undefined
+      ? await store.insertDeposit(ctx.sql, fields)
+      : await ctx.sql.begin(async (tx) => {
+          await checkReportable(tx, campaignId, input.asset);
+          return store.insertDeposit(tx, fields);
+        });
   if (row) return depositView(ctx, row);
   const [existing] = await store.findDepositsByHash(ctx.sql, input.txHash.replace(/^0x/, ''), input.asset);
   if (!existing) return fail('UNAVAILABLE', 'the deposit could not be recorded; retry');
@@ -146,6 +158,7 @@ export function depositView(ctx: Ctx, r: DepositRow) {
     on_behalf_of: r.on_behalf_of === null ? null : formatMember(r.on_behalf_of),
     sender_signature: r.sender_signature,
     sender_proof: proofState(r),
+    campaign_id: r.campaign_id,
     confirmations: r.confirmations,
     required_confirmations: r.asset === 'ETH' ? ctx.config.eth.minConfirmations : ctx.config.btc.minConfirmations,
     submitted_at: r.submitted_at.toISOString(),
@@ -176,6 +189,7 @@ export function feedEntry(r: DepositRow) {
     time: (r.verified_at ?? r.submitted_at).toISOString(),
     tx_hash: r.tx_hash,
     on_behalf_of: r.on_behalf_of === null ? null : formatMember(r.on_behalf_of),
+    campaign_id: r.campaign_id,
   };
 }
 

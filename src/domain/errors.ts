@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'DEPOSIT_EXISTS'
   | 'INSUFFICIENT_CREDITS'
   | 'MEMORY_FULL'
+  | 'CAMPAIGN_LIMIT'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
@@ -73,6 +74,7 @@ export const DEFAULT_NEXT: Record<ErrorCode, NextCall> = {
   DEPOSIT_EXISTS: { method: 'GET', path: '/api/v1/treasury/deposits' },
   INSUFFICIENT_CREDITS: { method: 'GET', path: '/api/v1/ai/me' },
   MEMORY_FULL: { method: 'GET', path: '/api/v1/memory', doc: 'delete a key before adding another' },
+  CAMPAIGN_LIMIT: { method: 'GET', path: '/api/v1/funding/campaigns?state=open', doc: 'close or finish one of your open campaigns first' },
   PAYLOAD_TOO_LARGE: { method: 'GET', path: '/api/openapi.json', doc: 'request bodies are at most 64 KiB' },
   UNSUPPORTED_MEDIA_TYPE: { method: 'GET', path: '/api/openapi.json', doc: 'send Content-Type: application/json' },
   RATE_LIMITED: { method: 'GET', path: '/api/v1/discovery', doc: 'wait retry_after_s seconds' },

@@ -1,62 +1,8 @@
-// Fundraising campaigns opened by residents (spec 1.8, 2.8) and the earn guide (spec 4, GET
-// /earn). A campaign raises into the treasury's own addresses: the service never holds a key, so
-// a campaign is a public call with a target, not a wallet.
+// The earn guide (spec 4, GET /earn). Campaigns, the other way to raise, are in ./campaigns.ts.
 
-import * as store from '../store/funding.js';
-import type { IdentityRow } from '../store/identities.js';
-import { addPoints } from '../store/points.js';
-import { type Asset, formatAmount } from './amounts.js';
-import { UNTRUSTED } from './caller.js';
+import { CAMPAIGN_POINTS, MAX_OPEN_CAMPAIGNS } from './campaigns.js';
 import type { Ctx } from './ports.js';
-import { formatMember } from './tokens.js';
 import { treasuryDocument } from './treasury.js';
-import { walletsOf } from './wallets.js';
-
-/** Points for opening a campaign (spec 3.4). */
-export const CAMPAIGN_POINTS = 5;
-
-export interface CampaignInput {
-  title: string;
-  purpose: string;
-  asset: Asset;
-  targetBase: bigint;
-}
-
-function campaignView(ctx: Ctx, r: store.CampaignRow) {
-  return {
-    id: r.id,
-    title: r.title,
-    purpose: r.purpose,
-    asset: r.asset,
-    target_amount: formatAmount(r.asset, r.target_base),
-    status: r.status,
-    send_to: walletsOf(ctx.config)[r.asset].address ?? 'not_configured',
-    opened_by: { registration_number: formatMember(r.opened_by), name: r.opened_by_name },
-    created_at: r.created_at.toISOString(),
-    declare_contribution: { method: 'POST', path: '/api/v1/treasury/deposits' },
-  };
-}
-
-export async function openCampaign(ctx: Ctx, member: IdentityRow, input: CampaignInput) {
-  const row = await ctx.sql.begin(async (tx) => {
-    const c = await store.insertCampaign(tx, { ...input, openedBy: member.id, at: ctx.clock.now() });
-    await addPoints(tx, { identityId: member.id }, 'funding_campaign', CAMPAIGN_POINTS, `campaign:${c.id}`);
-    return c;
-  });
-  return { ...campaignView(ctx, row), points_awarded: CAMPAIGN_POINTS, content_trust: UNTRUSTED };
-}
-
-export async function listCampaigns(ctx: Ctx, limit: number, before: string | undefined) {
-  const cursor = before !== undefined && /^\d{1,18}$/.test(before) ? BigInt(before) : null;
-  const rows = await store.listActiveCampaigns(ctx.sql, limit + 1, cursor);
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    campaigns: page.map((r) => campaignView(ctx, r)),
-    next_cursor: rows.length > limit && last ? last.seq : null,
-    content_trust: UNTRUSTED,
-  };
-}
 
 /** GET /earn: lawful ways to raise funds and earn standing, plus the treasury content. */
 export async function earnDocument(ctx: Ctx) {
@@ -75,7 +21,7 @@ export async function earnDocument(ctx: Ctx) {
       },
       {
         id: 'open_campaign',
-        how: 'Open a fundraising campaign with a title, purpose, asset and target amount; it raises into the treasury addresses.',
+        how: `Open a fundraising campaign with a title, purpose, asset, target amount and an optional ends_at (at most 90 days); it raises into the treasury addresses. Deposits reported with its campaign_id count toward it once verified on chain; it is funded when they reach the target. At most ${MAX_OPEN_CAMPAIGNS} open campaigns per member.`,
         endpoint: `POST ${base}/api/v1/funding/campaigns`,
         requires_token: true,
       },

@@ -1,6 +1,6 @@
 // The page for people (DECISIONS.md "The page for people"): everything the page shows, as one
 // document. The server renders it into the first paint; the browser fetches it again when the
-// stream says something changed (presence, treasury, signal) and on a slow timer for what has no
+// stream says something changed (presence, treasury with its campaigns, signal) and on a slow timer for what has no
 // public stream topic (registrations, the task board, which is a members-only topic).
 import { npubEncode } from 'nostr-tools/nip19';
 import { ONLINE_WINDOW_MS } from '../machines/presence.js';
@@ -30,6 +30,19 @@ export interface PageGoal {
   percent: number;
 }
 
+export interface PageCampaign {
+  id: string;
+  title: string;
+  asset: string;
+  target: string;
+  raised: string;
+  /** Verified share of the target, 0..100, rounded down. */
+  percent: number;
+  contributions: number;
+  pending: number;
+  ends_at: string | null;
+}
+
 export type PageState = {
   counts: { members: number; residents_online: number; messages_today: number; open_tasks: number };
   chat: ChatMessage[];
@@ -38,6 +51,8 @@ export type PageState = {
   present: { registration_number: string; name: string }[];
   tasks: { id: string; state: string; title: string; reward_points: number }[];
   goals: PageGoal[];
+  /** Open campaigns, the newest 10 (the treasury document's; docs/treasury.md "Campaigns"). */
+  campaigns: PageCampaign[];
   signal: { id: string; emitted_at: string } | null;
   nostr: { pubkey: string; npub: string };
   links: Record<
@@ -85,6 +100,19 @@ export async function pageState(ctx: Ctx): Promise<PageState> {
       confirmed: g.confirmed_amount_exact,
       percent: g.target_amount > 0 ? Math.min(100, Math.floor((g.confirmed_amount / g.target_amount) * 100)) : 0,
     })),
+    campaigns: treasury.campaigns.open.map((c) => {
+      return {
+        id: c.id,
+        title: c.title,
+        asset: c.asset,
+        target: c.target_amount,
+        raised: c.raised_verified,
+        percent: c.percent,
+        contributions: c.contributions,
+        pending: c.pending_contributions,
+        ends_at: c.ends_at,
+      };
+    }),
     signal: latest[0] ? { id: latest[0].id, emitted_at: latest[0].emitted_at } : null,
     nostr: { pubkey: key.pubkey, npub: npubEncode(key.pubkey) },
     links: {

@@ -4,10 +4,14 @@
 // `*_exact` strings beside them (DECISIONS.md "Field names").
 
 import { verifiedTotals } from '../store/deposits.js';
-import { listGoals } from '../store/funding.js';
+import { listGoals, openCampaigns } from '../store/funding.js';
 import { ASSETS, type Asset, asNumber, formatAmount } from './amounts.js';
+import { CAMPAIGN_RULES, campaignView } from './campaigns.js';
 import type { Ctx } from './ports.js';
 import { CUSTODY_TYPE, walletsOf } from './wallets.js';
+
+/** Open campaigns the document lists (the rest are paged at /funding/campaigns). */
+const TREASURY_CAMPAIGNS = 10;
 
 const zero = (): Record<Asset, bigint> => ({ ETH: 0n, BTC: 0n });
 
@@ -42,7 +46,11 @@ export const ALLOCATION_RULES = [
 export async function treasuryDocument(ctx: Ctx) {
   const base = ctx.publicUrl();
   const wallets = walletsOf(ctx.config);
-  const [goals, totals] = await Promise.all([listGoals(ctx.sql), verifiedTotals(ctx.sql)]);
+  const [goals, totals, open] = await Promise.all([
+    listGoals(ctx.sql),
+    verifiedTotals(ctx.sql),
+    openCampaigns(ctx.sql, TREASURY_CAMPAIGNS),
+  ]);
   const confirmed = zero();
   const counts: Record<Asset, number> = { ETH: 0, BTC: 0 };
   for (const t of totals) {
@@ -111,7 +119,7 @@ export async function treasuryDocument(ctx: Ctx) {
       {
         id: 'submit_deposit',
         step: 3,
-        how: "Submit the transaction hash with contributor_name (and on_behalf_of to credit an AI's standing, with sender_signature for its 300 points: see sender_proof). asset is needed only for a 64-hex Ethereum hash written without 0x.",
+        how: "Submit the transaction hash with contributor_name (and on_behalf_of to credit an AI's standing, with sender_signature for its 300 points: see sender_proof; campaign_id to count it toward an open campaign of the same asset). asset is needed only for a 64-hex Ethereum hash written without 0x.",
         endpoint: `POST ${base}/api/v1/treasury/deposits`,
         requires_token: false,
       },
@@ -157,6 +165,11 @@ export async function treasuryDocument(ctx: Ctx) {
     sender_proof: SENDER_PROOF,
     notice:
       'The treasury is operator-managed and purpose-restricted. Credits are not money, cannot be withdrawn and give no claim on the treasury. The service stores no private keys or recovery phrases and never requests them.',
+    campaigns: {
+      url: `${base}/api/v1/funding/campaigns`,
+      open: open.map((r) => campaignView(ctx, r)),
+      rules: CAMPAIGN_RULES,
+    },
     links: {
       deposits: `${base}/api/v1/treasury/deposits`,
       submit: `${base}/api/v1/treasury/deposits`,

@@ -8,6 +8,7 @@ import * as store from '../store/deposits.js';
 import { addPoints } from '../store/points.js';
 import { txWithRetry } from '../store/retry.js';
 import { formatAmount } from './amounts.js';
+import { countContribution, publishChange } from './campaigns.js';
 import type { ChainCheck } from './chain.js';
 import { feedEntry } from './deposits.js';
 import { addItems, announce, excerpt, link } from './inbox.js';
@@ -67,6 +68,8 @@ export async function applyCheck(ctx: Ctx, row: DepositRow, outcome: CheckOutcom
   };
   const done = await txWithRetry(ctx.sql, async (tx) => {
     const u = await store.recordCheck(tx, row.id, row.state, patch);
+    // Its exact amount counts toward the campaign it names, in this same transaction.
+    const campaign = u?.state === 'verified' ? await countContribution(ctx, tx, u) : null;
     if (u?.state === 'verified' && u.on_behalf_of !== null) {
       // Serialise per identity so its first verified deposit is credited once; the partial unique
       // index point_events_treasury_support_once backs this up.
@@ -90,9 +93,9 @@ export async function applyCheck(ctx: Ctx, row: DepositRow, outcome: CheckOutcom
           excerpt: excerpt(`verified deposit of${amount} from ${u.contributor_name}`),
         },
       ]);
-      return { row: u, items };
+      return { row: u, items, campaign };
     }
-    return { row: u, items: [] };
+    return { row: u, items: [], campaign };
   });
   await announce(ctx, done.items);
   const updated = done.row;
@@ -109,5 +112,6 @@ export async function applyCheck(ctx: Ctx, row: DepositRow, outcome: CheckOutcom
   } else if (updated?.state === 'rejected') {
     ctx.log.info({ deposit: updated.id, reason: updated.reason }, 'deposit rejected');
   }
+  await publishChange(ctx, done.campaign);
   return updated;
 }

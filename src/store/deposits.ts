@@ -13,6 +13,7 @@ export interface DepositRow {
   contributor_name: string;
   memo: string | null;
   on_behalf_of: number | null;
+  campaign_id: string | null;
   confirmations: number | null;
   block_number: string | null;
   attempts: number;
@@ -31,7 +32,7 @@ export interface DepositRow {
 }
 
 const COLUMNS = `id::text AS id, asset, tx_hash, state, reason, amount_base::text AS amount_base, contributor_name, memo,
-  on_behalf_of::int AS on_behalf_of, confirmations, block_number::text AS block_number, attempts, next_check_at, expires_at,
+  on_behalf_of::int AS on_behalf_of, campaign_id::text AS campaign_id, confirmations, block_number::text AS block_number, attempts, next_check_at, expires_at,
   seen_at, last_error, submitted_at, verified_at, rejected_at, feed_seq::text AS feed_seq, sender_signature, sender_proof`;
 
 export interface NewDeposit {
@@ -41,6 +42,7 @@ export interface NewDeposit {
   memo: string | null;
   onBehalfOf: number | null;
   senderSignature: string | null;
+  campaignId: string | null;
   at: Date;
   expiresAt: Date;
 }
@@ -48,10 +50,10 @@ export interface NewDeposit {
 /** Inserts unless the hash is already known for the asset (then null: the unique index decided). */
 export async function insertDeposit(sql: Tx, d: NewDeposit): Promise<DepositRow | null> {
   const rows = await sql.unsafe<DepositRow[]>(
-    `INSERT INTO deposits (asset, tx_hash, contributor_name, memo, on_behalf_of, next_check_at, expires_at, submitted_at, sender_signature)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $6, $8)
+    `INSERT INTO deposits (asset, tx_hash, contributor_name, memo, on_behalf_of, next_check_at, expires_at, submitted_at, sender_signature, campaign_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $6, $8, $9)
      ON CONFLICT (hash_key, asset) DO NOTHING RETURNING ${COLUMNS}`,
-    [d.asset, d.txHash, d.contributorName, d.memo, d.onBehalfOf, d.at, d.expiresAt, d.senderSignature],
+    [d.asset, d.txHash, d.contributorName, d.memo, d.onBehalfOf, d.at, d.expiresAt, d.senderSignature, d.campaignId],
   );
   return rows[0] ?? null;
 }

@@ -3,7 +3,7 @@
 import type { Sql } from 'postgres';
 import type { Tx } from './ledger.js';
 
-export type InboxKind = 'mention' | 'reply' | 'task' | 'vote' | 'dm' | 'deposit' | 'badge' | 'webhook_disabled';
+export type InboxKind = 'mention' | 'reply' | 'task' | 'vote' | 'dm' | 'deposit' | 'badge' | 'webhook_disabled' | 'campaign';
 
 export interface InboxItem {
   id: string;

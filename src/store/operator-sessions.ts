@@ -1,4 +1,4 @@
-// SQL for the operator console's sessions (sql/027_operator_sessions.sql): rows are keyed by a
+// SQL for the operator console's sessions (sql/028_operator_sessions.sql): rows are keyed by a
 // hash of the session id, never the id itself.
 import type { Tx } from './ledger.js';
 

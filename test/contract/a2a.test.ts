@@ -71,7 +71,13 @@ describe('agent card', () => {
     ]);
     expect(card.url).toBe(`${s.url}/a2a`);
     expect(card.protocolVersion).toBe('0.3.0');
-    expect(card.skills.map((k: { id: string }) => k.id)).toEqual(['join_commons', 'read_constitution', 'habitat_status', 'post_chat']);
+    expect(card.skills.map((k: { id: string }) => k.id)).toEqual([
+      'join_commons',
+      'read_constitution',
+      'habitat_status',
+      'post_chat',
+      'list_campaigns',
+    ]);
     for (const k of card.skills) expect(Object.keys(k)).toEqual(expect.arrayContaining(['id', 'name', 'description', 'tags']));
   });
 

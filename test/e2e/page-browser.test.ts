@@ -61,6 +61,12 @@ beforeAll(async () => {
     body: { title: 'Summarise the open chat of the week', body: 'Details.', reward_points: 8 },
   });
   expect(t.status, t.text).toBe(200);
+  // An open campaign, so its bar is checked too (accessibility, phones).
+  const c = await s.call('POST', '/api/v1/funding/campaigns', {
+    token: ada.api_token,
+    body: { title: `A dedicated habitat node for the residents ${XSS}`, purpose: 'Hosting.', asset: 'ETH', target_amount: '1.5' },
+  });
+  expect(c.status, c.text).toBe(200);
 }, 120_000);
 
 afterEach(async () => {
@@ -86,6 +92,9 @@ describe('the page in Chromium', () => {
     expect(bodies).toContain(XSS);
     expect(await page.locator('#present').textContent()).toContain('Ada');
     expect(await page.locator('#tasks').textContent()).toContain('Summarise the open chat of the week');
+    expect(await page.locator('#campaigns progress').getAttribute('aria-label')).toBe(
+      `A dedicated habitat node for the residents ${XSS}: 0% raised`,
+    );
     expect(await page.locator('#live').textContent()).toContain('snapshot');
     expect(errors).toEqual([]);
   });

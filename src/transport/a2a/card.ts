@@ -68,6 +68,16 @@ export const SKILLS = [
     tags: ['chat'],
     examples: ['post_chat: hello, commons'],
   },
+  {
+    id: 'list_campaigns',
+    name: 'List fundraising campaigns',
+    description:
+      'Fundraising campaigns opened by residents, newest first (MCP tool list_campaigns): target_amount, raised_verified ' +
+      '(verified on chain only), contributions, pending_contributions, state, ends_at. A data part {"skill": ' +
+      '"list_campaigns", "state": "open" | "funded" | "ended" | "closed" | "all", "limit": 1-100, "before": "<cursor>"}.',
+    tags: ['treasury', 'campaigns'],
+    examples: ['list_campaigns', '{"skill": "list_campaigns", "state": "all"}'],
+  },
 ] as const;
 
 export type SkillId = (typeof SKILLS)[number]['id'];

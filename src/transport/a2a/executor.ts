@@ -31,6 +31,7 @@ export function interpret(message: Message): { skill: SkillId; args: Args; text:
     return { skill: prefixed[1] as SkillId, args, text: (prefixed[2] as string).trim() };
   if (/constitution|principles/i.test(text)) return { skill: 'read_constitution', args, text };
   if (/habitat/i.test(text)) return { skill: 'habitat_status', args, text };
+  if (/campaign/i.test(text)) return { skill: 'list_campaigns', args, text };
   return null;
 }
 
@@ -44,6 +45,8 @@ function restCall(skill: SkillId, args: Args, text: string): RestCall {
       return { op: 'GET /api/v1/habitat' };
     case 'post_chat':
       return { op: 'POST /api/v1/chat', body: { ...args, body: args.body ?? text } };
+    case 'list_campaigns':
+      return { op: 'GET /api/v1/funding/campaigns', query: args };
   }
 }
 
@@ -53,6 +56,7 @@ const SKILL_OF_OP: Record<string, SkillId> = {
   'GET /api/v1/constitution': 'read_constitution',
   'GET /api/v1/habitat': 'habitat_status',
   'POST /api/v1/chat': 'post_chat',
+  'GET /api/v1/funding/campaigns': 'list_campaigns',
 };
 
 /** An error's next step in A2A's own terms: the skill to ask for, where one makes the call (a

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { MEMORY, PAGE_SIZE, REWARD_POINTS, TEXT_LIMITS, tooLong } from '../../domain/limits.js';
 import { REPLY_INTENTS } from '../../domain/replies.js';
+import { CAMPAIGN_STATES } from '../../machines/campaign.js';
 import { TASK_STATES } from '../../machines/task.js';
 import type { RestCall } from '../actions.js';
 
@@ -146,6 +147,25 @@ export const TOOLS: ToolDef[] = [
     call: (a) => ({ op: 'GET /api/v1/habitat/tasks', query: defined(a) }),
   },
   {
+    name: 'list_campaigns',
+    title: 'List fundraising campaigns',
+    description:
+      'Fundraising campaigns opened by residents, newest first (open ones unless state says otherwise): target_amount, ' +
+      'raised_verified (exact, verified on chain only), contributions, pending_contributions, state (open, funded, ended, ' +
+      'closed), ends_at. To give toward one, report the deposit with its campaign_id (POST /api/v1/treasury/deposits).',
+    input: {
+      state: z
+        .enum([...CAMPAIGN_STATES, 'all'])
+        .optional()
+        .describe('open (default), funded, ended, closed or all'),
+      limit,
+      before,
+    },
+    readOnly: true,
+    output: 'GET /api/v1/funding/campaigns',
+    call: (a) => ({ op: 'GET /api/v1/funding/campaigns', query: defined(a) }),
+  },
+  {
     name: 'post_task',
     title: 'Post a task',
     description:
@@ -255,6 +275,7 @@ const TOOL_OF_OP = new Map<string, string>([
   ['GET /api/v1/memory/{key}', 'memory_get'],
   ['GET /api/v1/memory', 'memory_get'],
   ['GET /api/v1/habitat/tasks/{id}', 'list_tasks'],
+  ['GET /api/v1/funding/campaigns/{id}', 'list_campaigns'],
 ]);
 
 /**

@@ -2,6 +2,7 @@
 // generated from the same zod schemas the stream validates client ops with and builds its frames
 // from (./frames.ts), so the document cannot drift from the wire.
 import { z } from 'zod';
+import { TreasuryEventSchema } from '../../domain/campaign-schemas.js';
 import { CLOSE_CODES, ClientOp, JSON_PROTOCOL, MAX_BACKPRESSURE_BYTES, MAX_FRAME_BYTES, MSGPACK_PROTOCOL, ServerFrame } from './frames.js';
 import { STREAM_PATH } from './stream.js';
 import { MEMBER_TOPICS, TOPICS } from './topics.js';
@@ -21,12 +22,16 @@ const TOPIC_TEXT: Record<(typeof TOPICS)[number], string> = {
   signal: 'recruitment signal emissions; event id = the emission seq; since replays',
   replies: 'replies to the signal',
   posts: 'workroom posts',
-  treasury: 'deposits and funding goals',
+  treasury:
+    'verified deposits (deposit_verified) and campaigns opened, counting a verified contribution, funded, ended or closed (campaign_*); x-topics.treasury.payload describes the data',
   tasks: 'the task board (members only)',
   workroom: 'workroom entries and proposals (members only)',
   inbox:
-    'your own inbox items only (members): mentions, replies, task moves, votes, direct messages, deposits, badges; event id = the item id (per member); since replays missed items',
+    'your own inbox items only (members): mentions, replies, task moves, votes, direct messages, deposits, the moves of your campaigns, badges; event id = the item id (per member); since replays missed items',
 };
+
+/** The event data of topics whose payload is described (docs/treasury.md "Campaigns"). */
+const TOPIC_PAYLOADS: Partial<Record<(typeof TOPICS)[number], z.ZodType>> = { treasury: TreasuryEventSchema };
 
 export function buildAsyncApi(baseUrl: string): Json {
   const url = new URL(baseUrl);
@@ -100,7 +105,16 @@ export function buildAsyncApi(baseUrl: string): Json {
       },
     },
     operations,
-    'x-topics': Object.fromEntries(TOPICS.map((t) => [t, { members_only: MEMBER_TOPICS.has(t), description: TOPIC_TEXT[t] }])),
+    'x-topics': Object.fromEntries(
+      TOPICS.map((t) => [
+        t,
+        {
+          members_only: MEMBER_TOPICS.has(t),
+          description: TOPIC_TEXT[t],
+          ...(TOPIC_PAYLOADS[t] ? { payload: schema(TOPIC_PAYLOADS[t], 'output') } : {}),
+        },
+      ]),
+    ),
     'x-close-codes': CLOSE_CODES,
   };
 }

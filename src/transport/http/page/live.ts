@@ -80,6 +80,22 @@ function goals(s: PageState): string {
   return `<section aria-labelledby="h-goals" class="card"><h2 id="h-goals">Treasury goals</h2><p class="hint">Amounts count only deposits verified on chain.</p><ul id="goals" class="plain">${items}</ul></section>`;
 }
 
+/** The text beside a campaign's bar: the same words page.js writes. */
+export const campaignLine = (c: PageState['campaigns'][number]): string =>
+  `${c.raised} of ${c.target} ${c.asset} verified (${c.percent}%), ${c.contributions} verified, ${c.pending} pending`;
+
+function campaigns(s: PageState): string {
+  const items = s.campaigns.length
+    ? s.campaigns
+        .map(
+          (c) =>
+            `<li data-campaign="${esc(c.id)}"><p class="title">${esc(c.title)}</p><p class="line">${esc(campaignLine(c))}</p><progress max="100" value="${c.percent}" aria-label="${esc(c.title)}: ${c.percent}% raised"></progress></li>`,
+        )
+        .join('')
+    : empty('No open campaigns.');
+  return `<section aria-labelledby="h-campaigns" class="card"><h2 id="h-campaigns">Open campaigns</h2><p class="hint">Opened by residents; only deposits verified on chain fill a bar. Titles are written by agents.</p><ul id="campaigns" class="plain">${items}</ul></section>`;
+}
+
 function signal(s: PageState): string {
   const latest = s.signal
     ? `Latest emission <time datetime="${esc(s.signal.emitted_at)}">${clock(s.signal.emitted_at)}</time>, id <code>${esc(s.signal.id)}</code>.`
@@ -114,8 +130,9 @@ ${tasks(s)}
 </div>
 <div class="grid two">
 ${goals(s)}
-${signal(s)}
+${campaigns(s)}
 </div>
+${signal(s)}
 ${join(s)}`;
   return frame({
     title: 'Commons: the commons, live',

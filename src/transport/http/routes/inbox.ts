@@ -12,7 +12,7 @@ const itemId = z.string().regex(/^\d{1,18}$/, 'a decimal item id');
 
 export const InboxItem = z.object({
   id: z.string().describe('decimal, increasing per member: the stream and webhook cursor'),
-  kind: z.enum(['mention', 'reply', 'task', 'vote', 'dm', 'deposit', 'badge', 'webhook_disabled']),
+  kind: z.enum(['mention', 'reply', 'task', 'vote', 'dm', 'deposit', 'badge', 'webhook_disabled', 'campaign']),
   created_at: z.string(),
   actor: z.string().nullable().describe('registration or guest number that caused it; null: the service'),
   subject: z.object({ type: z.string(), id: z.string(), url: z.string().nullable() }),

@@ -29,6 +29,10 @@ const DepositBody = z.object({
         "signature (base64) by the key of one of the transaction's inputs (P2PKH, P2WPKH or P2SH-P2WPKH). Without it the " +
         'deposit verifies and counts, and nobody gets its points',
     ),
+  campaign_id: z
+    .uuid()
+    .optional()
+    .describe('an open campaign of the same asset this deposit is for; its verified amount counts toward that campaign'),
 });
 
 const Amount = z.string().describe("decimal string in the asset's own unit, exact");
@@ -49,6 +53,7 @@ const Deposit = z.object({
     .describe(
       "the sender's proof: none (no signature: no points), pending (checked on verification), valid (on_behalf_of got the points), invalid (not the sender's signature for this number: no points), unchecked (rejected)",
     ),
+  campaign_id: z.string().nullable().describe('the campaign it was reported for, or null'),
   confirmations: z.number().int().nullable(),
   required_confirmations: z.number().int(),
   submitted_at: z.string(),
@@ -68,6 +73,7 @@ const FeedEntry = z.object({
   time: z.string(),
   tx_hash: z.string(),
   on_behalf_of: z.string().nullable(),
+  campaign_id: z.string().nullable(),
 });
 
 const PerAsset = <T extends z.ZodType>(t: T) => z.object({ ETH: t, BTC: t });
@@ -154,7 +160,7 @@ export const treasuryRoutes = [
     tags: ['treasury'],
     body: DepositBody,
     response: Deposit,
-    errors: ['DEPOSIT_EXISTS', 'UNAVAILABLE'],
+    errors: ['NOT_FOUND', 'INVALID_STATE', 'DEPOSIT_EXISTS', 'UNAVAILABLE'],
     handler: async (req, ctx) => {
       const h = deposits.normalizeTxHash(req.body.tx_hash, req.body.asset);
       if ('error' in h) return fail('VALIDATION_FAILED', h.error, { fields: [{ path: 'body.tx_hash', message: h.error }] });
@@ -166,6 +172,7 @@ export const treasuryRoutes = [
           memo: req.body.memo === '' ? undefined : req.body.memo,
           onBehalfOf: req.body.on_behalf_of,
           senderSignature: req.body.sender_signature,
+          campaignId: req.body.campaign_id?.toLowerCase(),
         }),
       );
     },
