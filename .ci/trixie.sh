@@ -97,6 +97,8 @@ case "${1:-}" in
     # a fresh /tmp per run (on disk, removed afterwards). The environment is passed through only by name (TRIXIE_ENV).
     env_args=(PATH=/opt/node/bin:/usr/lib/postgresql/17/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8)
     for name in ${TRIXIE_ENV:-}; do env_args+=("$name=${!name-}"); done
+    [ -d "$dir/.git" ] || echo "trixie: $dir/.git is not a directory (a git worktree?): tests that run git (upgrade.test.ts) need a clone of their own" >&2
+    cp /etc/resolv.conf "$ROOT/etc/resolv.conf" # the host's current resolver (deploy.test.ts runs npm ci)
     tmp=$(mktemp -d "$CACHE/tmp.XXXXXX") && chmod 1777 "$tmp"
     trap 'rm -rf "$tmp"' EXIT
     unshare -m --propagation private bash -c '
