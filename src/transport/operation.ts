@@ -76,6 +76,7 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
     caller = resolved.caller;
     if (caller.kind === 'member') limits?.markVerified(call.headers);
     if (resolved.issued) out.issued = resolved.issued;
+    if (resolved.claimed && cls === 'chat' && caller.kind === 'guest') await limits?.chargeGuest(caller.guestNumber);
   }
   if (r.precheck) await r.precheck(json, ctx);
   const req: Req = {
