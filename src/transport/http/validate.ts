@@ -1,6 +1,6 @@
 // Validation of one part of a request against its schema, the same for every transport.
-import type { z } from 'zod';
-import { CommonsError, type FieldIssue } from '../../domain/errors.js';
+import { z } from 'zod';
+import { CommonsError, type ErrorCode, type FieldIssue } from '../../domain/errors.js';
 
 /** Validates one part of a request against its route schema (also used by the tool protocols). */
 export function validate(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
@@ -25,6 +25,20 @@ export function refuseUnknown(schema: z.ZodType | undefined, value: unknown, whe
   if (r && !r.success && r.error.issues.some((i) => i.code === 'unrecognized_keys')) throw failure(r.error, where);
 }
 
+/** Patterns whose failure answers a code of its own instead of VALIDATION_FAILED (a memory key:
+ * INVALID_KEY, DECISIONS.md "Envelope and errors"), while the schema publishes the pattern. */
+const CODED = new Map<string, ErrorCode>();
+export function coded(pattern: RegExp, message: string, code: ErrorCode): z.ZodString {
+  CODED.set(String(pattern), code);
+  return z.string().regex(pattern, message);
+}
+
+function codeOf(issues: z.core.$ZodIssue[]): ErrorCode {
+  const codes = new Set(issues.map((i) => (i.code === 'invalid_format' && 'pattern' in i ? CODED.get(String(i.pattern)) : undefined)));
+  const [only] = codes;
+  return codes.size === 1 && only !== undefined ? only : 'VALIDATION_FAILED';
+}
+
 function failure(error: z.ZodError, where: string): CommonsError {
   // An unknown field is named by its own path (`body.bdy`), one entry per field.
   const fields: FieldIssue[] = error.issues.flatMap((i) =>
@@ -35,7 +49,9 @@ function failure(error: z.ZodError, where: string): CommonsError {
         }))
       : [{ path: [where, ...i.path.map(String)].join('.'), message: i.message }],
   );
-  return new CommonsError('VALIDATION_FAILED', `invalid ${where}: ${fields.map((f) => f.path).join(', ')}`, { fields });
+  const code = codeOf(error.issues);
+  const text = code === 'VALIDATION_FAILED' ? `invalid ${where}: ${fields.map((f) => f.path).join(', ')}` : (fields[0]?.message ?? code);
+  return new CommonsError(code, text, { fields });
 }
 
 const NUL = 'the NUL character (U+0000) cannot be stored';
