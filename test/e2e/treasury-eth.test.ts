@@ -47,8 +47,14 @@ describe('ETH deposits against a real chain', () => {
     const ai = await register(s, 'Beneficiary');
     const tx = await chain.send(treasury, '0.05');
     await tx.wait();
-    // The claim carries a made-up amount: it is ignored, the chain decides.
-    const r = await submit({ tx_hash: tx.hash.toUpperCase().replace('0X', '0x'), on_behalf_of: ai.registration_number, amount: '1000' });
+    // A claim cannot carry an amount: the field is unknown (DECISIONS.md "Contract exactness"),
+    // refused and named; the chain decides the amount.
+    const made = await submit({ tx_hash: tx.hash, on_behalf_of: ai.registration_number, amount: '1000' });
+    expect([made.status, made.json.error.fields]).toEqual([
+      400,
+      [{ path: 'body.amount', message: 'unknown field: this operation does not define it' }],
+    ]);
+    const r = await submit({ tx_hash: tx.hash.toUpperCase().replace('0X', '0x'), on_behalf_of: ai.registration_number });
     expect(r.status).toBe(200);
     expect(r.json.data).toMatchObject({ state: 'submitted', amount: null, asset: 'ETH', tx_hash: tx.hash.toLowerCase() });
 
