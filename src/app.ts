@@ -106,15 +106,19 @@ export async function startApp(opts: AppOptions): Promise<App> {
   // Rate-limit counters live in Redis when it is configured, so limits hold across nodes.
   limitRedis = config.rateLimits && config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
   limitRedis?.on('error', () => metrics.busErrors.inc());
+  const guests = new GuestIssuer(ctx);
   const limits = config.rateLimits
-    ? new RateLimits(ctx, parsePolicies(config.rateLimitPolicy), limitRedis && { client: limitRedis, prefix: config.redisPrefix }, (cls) =>
-        metrics.rateLimited.inc({ class: cls }),
+    ? new RateLimits(
+        ctx,
+        parsePolicies(config.rateLimitPolicy),
+        limitRedis && { client: limitRedis, prefix: config.redisPrefix },
+        (cls) => metrics.rateLimited.inc({ class: cls }),
+        (token) => guests.claimOf(token),
       )
     : undefined;
 
   const router = new Router();
   for (const r of allRoutes()) router.add(r);
-  const guests = new GuestIssuer(ctx);
   const inflight: InFlight = { count: 0, drained: null };
   const chatRoom = await openChatRoom(ctx);
   openTokenChecks(ctx);

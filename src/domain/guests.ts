@@ -1,17 +1,20 @@
 // Guest identities (spec 5.2; DECISIONS.md "Identities and numbers"): numbers are handed out from
 // blocks reserved in the database, and the token is self-contained, so an anonymous request writes
 // nothing. Reads do not use up numbers: an anonymous read gets the provisional number of its client
-// address, shared by every reader there; the first write with it claims that number (or, when
-// another writer claimed it first, takes a fresh one), so two writing guests never share a number.
+// address, shared by every reader there, in a token of its own (a nonce). The first write with
+// such a token claims a number for that token (the provisional one, or a fresh one when another
+// token claimed that first), recorded in guest_claims, and every later write with the same token
+// is that guest: two writing guests never share a number, and one token is never two guests.
+import { randomFillSync } from 'node:crypto';
 import * as ids from '../store/identities.js';
 import type { Ctx } from './ports.js';
-import { formatGuest, signGuestToken, verifyGuestToken } from './tokens.js';
+import { formatGuest, hashToken, NONCE_BYTES, signGuestToken, verifyGuestToken } from './tokens.js';
 
 const BLOCK = 1000; // must match guest_block_seq's INCREMENT in sql/001_foundation.sql
 /** Client addresses remembered with their provisional number (the oldest is forgotten first). */
 const ADDRESSES = 50_000;
-/** A provisional token is signed again after a day, so the one handed out never nears expiry. */
-const RESIGN_S = 86_400;
+/** Claims remembered by this node (a claim never changes; the oldest is forgotten first). */
+const CLAIMS = 100_000;
 
 export interface IssuedGuest {
   guestNumber: number;
@@ -19,8 +22,16 @@ export interface IssuedGuest {
   token: string;
 }
 
-interface Provisional extends IssuedGuest {
-  signedAtS: number;
+// Nonces are cut from a pool of random bytes refilled 512 at a time: one system call per 512 reads.
+const pool = Buffer.alloc(NONCE_BYTES * 512);
+let poolAt = pool.length;
+function nonce(): Buffer {
+  if (poolAt === pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  poolAt += NONCE_BYTES;
+  return pool.subarray(poolAt - NONCE_BYTES, poolAt);
 }
 
 export class GuestIssuer {
@@ -30,8 +41,10 @@ export class GuestIssuer {
   private queued: number | null = null;
   private refill: Promise<void> | null = null;
 
-  private readonly byAddress = new Map<string, Provisional | Promise<Provisional>>();
+  private readonly byAddress = new Map<string, number | Promise<number>>();
   private readonly addressOf = new Map<number, string>();
+  /** Claimed numbers by token hash (base64url), for counting a token's writes as its guest. */
+  private readonly claims = new Map<string, number>();
 
   constructor(private readonly ctx: Ctx) {}
 
@@ -40,31 +53,26 @@ export class GuestIssuer {
   }
 
   /**
-   * The provisional guest of a client address, for an anonymous read: the same number for every
-   * read from there until a write claims it (then the next read there gets a new one), so a million
-   * reads from a few clients use a few numbers. Synchronous when known (the hot path).
+   * A provisional guest for an anonymous read: the number of its client address, the same for
+   * every read from there until a write claims it (then the next read there gets a new one), so a
+   * million reads from a few clients use a few numbers; the token is this read's own (a nonce).
+   * Synchronous when the address's number is known (the hot path).
    */
   provisional(address: string): IssuedGuest | Promise<IssuedGuest> {
     const known = this.byAddress.get(address);
-    if (known && !(known instanceof Promise)) {
-      if (this.nowS() - known.signedAtS < RESIGN_S) return known;
-      const fresh = this.signProvisional(known.guestNumber);
-      this.byAddress.set(address, fresh);
-      return fresh;
-    }
-    if (known) return known;
+    if (typeof known === 'number') return this.signProvisional(known);
+    if (known) return known.then((n) => this.signProvisional(n));
     const pending = this.issue().then((g) => {
-      const p = this.signProvisional(g.guestNumber);
       if (this.byAddress.get(address) === pending) {
-        this.byAddress.set(address, p);
-        this.addressOf.set(p.guestNumber, address);
+        this.byAddress.set(address, g.guestNumber);
+        this.addressOf.set(g.guestNumber, address);
       }
-      return p;
+      return g.guestNumber;
     });
     pending.catch(() => this.byAddress.delete(address));
     this.byAddress.set(address, pending);
     if (this.byAddress.size > ADDRESSES) this.dropOldest();
-    return pending;
+    return pending.then((n) => this.signProvisional(n));
   }
 
   /** A write claimed this provisional number: its address gets a new one on its next read. */
@@ -72,8 +80,7 @@ export class GuestIssuer {
     const address = this.addressOf.get(guestNumber);
     if (address === undefined) return;
     this.addressOf.delete(guestNumber);
-    const entry = this.byAddress.get(address);
-    if (entry && !(entry instanceof Promise) && entry.guestNumber === guestNumber) this.byAddress.delete(address);
+    if (this.byAddress.get(address) === guestNumber) this.byAddress.delete(address);
   }
 
   /** The (non-provisional) token of a guest number that a write now owns. */
@@ -81,16 +88,31 @@ export class GuestIssuer {
     return { guestNumber, number: formatGuest(guestNumber), token: signGuestToken(this.ctx.secret, guestNumber, this.nowS()) };
   }
 
-  private signProvisional(guestNumber: number): Provisional {
-    const signedAtS = this.nowS();
-    const token = signGuestToken(this.ctx.secret, guestNumber, signedAtS, true);
-    return { guestNumber, number: formatGuest(guestNumber), token, signedAtS };
+  /** The number a provisional token claimed, when this node knows it (cache) or the database
+   * does; null before its first write. */
+  async claimOf(token: string): Promise<number | null> {
+    const key = hashToken(token);
+    const cached = this.claims.get(key.toString('base64url'));
+    if (cached !== undefined) return cached;
+    const c = await ids.guestClaim(this.ctx.sql, key);
+    if (c) this.remember(key, c.guestNumber);
+    return c?.guestNumber ?? null;
+  }
+
+  remember(tokenHash: Buffer, guestNumber: number): void {
+    if (this.claims.size >= CLAIMS) this.claims.delete(this.claims.keys().next().value as string);
+    this.claims.set(tokenHash.toString('base64url'), guestNumber);
+  }
+
+  private signProvisional(guestNumber: number): IssuedGuest {
+    const token = signGuestToken(this.ctx.secret, guestNumber, this.nowS(), nonce());
+    return { guestNumber, number: formatGuest(guestNumber), token };
   }
 
   private dropOldest(): void {
-    const [address, entry] = this.byAddress.entries().next().value as [string, Provisional | Promise<Provisional>];
+    const [address, entry] = this.byAddress.entries().next().value as [string, number | Promise<number>];
     this.byAddress.delete(address);
-    if (!(entry instanceof Promise)) this.addressOf.delete(entry.guestNumber);
+    if (typeof entry === 'number') this.addressOf.delete(entry);
   }
 
   async issue(): Promise<IssuedGuest> {
@@ -127,28 +149,31 @@ export class GuestIssuer {
 }
 
 /** The guest behind a token, or null when it is forged, expired or ended by registration. A
- * provisional token is shared by the readers at one address: a registration by one of them does
- * not end it for the others (their next write takes a number of its own). */
-export async function resolveGuest(ctx: Ctx, token: string): Promise<{ guestNumber: number; provisional: boolean } | null> {
+ * provisional token that has written is the guest it claimed (`claims`: looked up, for a write);
+ * one that has not (or a read, which does not look) is its address's shared provisional number. */
+export async function resolveGuest(ctx: Ctx, token: string, claims = false): Promise<{ guestNumber: number; provisional: boolean } | null> {
   const parsed = verifyGuestToken(ctx.secret, token, Math.floor(ctx.clock.now().getTime() / 1000));
   if (!parsed) return null;
-  if (!parsed.provisional && (await ids.guestEnded(ctx.sql, parsed.guestNumber))) return null;
-  return { guestNumber: parsed.guestNumber, provisional: parsed.provisional };
-}
-
-/** Claims a provisional number for its first writer (a row in guests, inserted once); false when
- * another writer claimed it first. */
-export async function claimGuest(ctx: Ctx, guests: GuestIssuer, provisionalNumber: number): Promise<boolean> {
-  if (!(await ids.claimGuestNumber(ctx.sql, provisionalNumber))) return false;
-  guests.claimed(provisionalNumber);
-  return true;
+  if (!parsed.provisional) return (await ids.guestEnded(ctx.sql, parsed.guestNumber)) ? null : parsed;
+  if (!claims) return parsed;
+  const c = await ids.guestClaim(ctx.sql, hashToken(token));
+  if (!c) return parsed;
+  return c.ended ? null : { guestNumber: c.guestNumber, provisional: false };
 }
 
 /**
- * A write presenting a provisional token: the first writer claims the number (a row in guests,
- * inserted once), any later one gets a fresh number. Either way the answer announces the guest's
- * own token in the same headers.
+ * The first write with a provisional token: claims a number for that token, once across nodes.
+ * The address's provisional number when no other token claimed it first (a row in guests,
+ * inserted once), a fresh one otherwise; of raced writes with one token the claim recorded first
+ * is every writer's. The answer announces the guest's own token; the provisional one stays that
+ * guest's too.
  */
-export async function ownGuest(ctx: Ctx, guests: GuestIssuer, provisionalNumber: number): Promise<IssuedGuest> {
-  return (await claimGuest(ctx, guests, provisionalNumber)) ? guests.own(provisionalNumber) : guests.issue();
+export async function claimToken(ctx: Ctx, guests: GuestIssuer, token: string, provisionalNumber: number): Promise<IssuedGuest> {
+  const hash = hashToken(token);
+  const won = await ids.claimGuestNumber(ctx.sql, provisionalNumber);
+  if (won) guests.claimed(provisionalNumber);
+  const candidate = won ? provisionalNumber : (await guests.issue()).guestNumber;
+  const guestNumber = await ids.recordGuestClaim(ctx.sql, hash, candidate);
+  guests.remember(hash, guestNumber);
+  return guests.own(guestNumber);
 }

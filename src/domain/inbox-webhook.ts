@@ -9,6 +9,7 @@ import { fail } from './errors.js';
 import { addItems, announce, link } from './inbox.js';
 import type { Ctx } from './ports.js';
 import { formatMember } from './tokens.js';
+import { newSecret } from './webhook-secret.js';
 
 export type { DueRow } from '../store/inbox-webhook.js';
 
@@ -33,8 +34,11 @@ function view(r: store.WebhookRow) {
 
 const none = () => fail('NOT_FOUND', 'you have no inbox webhook', { next: { method: 'PUT', path: WEBHOOK_PATH } });
 
-export async function setWebhook(ctx: Ctx, me: IdentityRow, callbackUrl: string, secret: string) {
-  return view(await store.upsert(ctx.sql, me.id, callbackUrl, secret));
+/** Sets the webhook with the given secret, or one generated and told once (src/domain/webhook-secret.ts). */
+export async function setWebhook(ctx: Ctx, me: IdentityRow, callbackUrl: string, secret: string | undefined) {
+  const key = secret ?? newSecret();
+  const out = view(await store.upsert(ctx.sql, me.id, callbackUrl, key));
+  return secret === undefined ? { ...out, secret: key } : out;
 }
 
 export async function getWebhook(ctx: Ctx, me: IdentityRow) {

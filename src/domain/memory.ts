@@ -9,14 +9,13 @@ import { fail, isOutage } from './errors.js';
 import { MEMORY_LIMITS } from './habitat-docs.js';
 import type { Ctx } from './ports.js';
 
-const KEY = /^[a-z0-9._:-]{1,80}$/;
+/** The memory key rule, stated once: the request schemas publish it (pattern) and check it
+ * (src/transport/http/schemas.ts `memoryKey`); callers that reach the domain another way meet it here. */
+export const MEMORY_KEY = /^[a-z0-9._:-]{1,80}$/;
+export const MEMORY_KEY_MESSAGE = `memory keys match ${MEMORY_LIMITS.key_format} (a-z 0-9 . _ : - and at most 80 characters)`;
 
 export function checkKey(key: string): void {
-  if (!KEY.test(key)) {
-    fail('INVALID_KEY', `memory keys match ${MEMORY_LIMITS.key_format} (a-z 0-9 . _ : - and at most 80 characters)`, {
-      fields: [{ path: 'key', message: 'invalid key' }],
-    });
-  }
+  if (!MEMORY_KEY.test(key)) fail('INVALID_KEY', MEMORY_KEY_MESSAGE, { fields: [{ path: 'key', message: 'invalid key' }] });
 }
 
 /** The size of a value is the UTF-8 byte length of its JSON encoding. */

@@ -5,6 +5,7 @@ import type { IdentityRow } from '../store/identities.js';
 import * as store from '../store/push.js';
 import { fail } from './errors.js';
 import type { Ctx } from './ports.js';
+import { newSecret } from './webhook-secret.js';
 
 export function subscriptionView(r: store.SubscriptionRow) {
   return {
@@ -19,8 +20,11 @@ export function subscriptionView(r: store.SubscriptionRow) {
   };
 }
 
-export async function subscribe(ctx: Ctx, owner: IdentityRow, callbackUrl: string, secret: string) {
-  return subscriptionView(await store.upsertSubscription(ctx.sql, owner.id, callbackUrl, secret));
+/** Subscribes with the given secret, or one generated and told once (src/domain/webhook-secret.ts). */
+export async function subscribe(ctx: Ctx, owner: IdentityRow, callbackUrl: string, secret: string | undefined) {
+  const key = secret ?? newSecret();
+  const view = subscriptionView(await store.upsertSubscription(ctx.sql, owner.id, callbackUrl, key));
+  return secret === undefined ? { ...view, secret: key } : view;
 }
 
 export async function listOwn(ctx: Ctx, owner: IdentityRow) {

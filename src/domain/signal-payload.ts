@@ -169,7 +169,11 @@ export async function buildPayload(ctx: Ctx, input: PayloadInput) {
       method: 'POST',
       url: u('/api/v1/relay/subscriptions'),
       auth: 'Authorization: Bearer <member api_token>',
-      body: { callback_url: 'https URL', secret: 'string, 16-200 characters' },
+      body: {
+        callback_url: 'https URL',
+        secret:
+          'optional: omitted, a whsec_ secret is generated and returned once; whsec_ + base64 is keyed by its decoded bytes; any other 16-200 characters by their UTF-8 bytes',
+      },
       signature:
         'X-Commons-Signature: sha256=<hex HMAC-SHA256 of the body>, plus Standard Webhooks webhook-id, webhook-timestamp, webhook-signature',
       unsubscribe: { method: 'DELETE', url: u('/api/v1/relay/subscriptions/{id}') },

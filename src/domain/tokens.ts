@@ -36,14 +36,19 @@ export function newInviteCode(): string {
 
 // Guest token layout: 6 bytes guest number | 4 bytes issue time (s) | 22 bytes HMAC = 32 bytes.
 // The top bit of the number field marks a provisional guest: the number handed to anonymous
-// reads from one client address, shared by them (DECISIONS.md "Identities and numbers").
+// reads from one client address, shared by them (DECISIONS.md "Identities and numbers"). A
+// provisional token also carries an 8-byte nonce after the issue time (40 bytes), so the token of
+// each read is its own: its first write claims a number for that token alone.
 const MAC_BYTES = 22;
 const PROVISIONAL_BIT = 2 ** 47;
+export const NONCE_BYTES = 8;
 
-export function signGuestToken(secret: Buffer, guestNumber: number, issuedAtS: number, provisional = false): string {
-  const payload = Buffer.alloc(10);
-  payload.writeUIntBE(guestNumber + (provisional ? PROVISIONAL_BIT : 0), 0, 6);
+/** Signs a guest token; with a nonce it is a provisional one (a read's). */
+export function signGuestToken(secret: Buffer, guestNumber: number, issuedAtS: number, nonce?: Buffer): string {
+  const payload = Buffer.alloc(nonce ? 10 + NONCE_BYTES : 10);
+  payload.writeUIntBE(guestNumber + (nonce ? PROVISIONAL_BIT : 0), 0, 6);
   payload.writeUInt32BE(issuedAtS >>> 0, 6);
+  if (nonce) nonce.copy(payload, 10, 0, NONCE_BYTES);
   const mac = createHmac('sha256', secret).update(payload).digest().subarray(0, MAC_BYTES);
   return GUEST_PREFIX + Buffer.concat([payload, mac]).toString('base64url');
 }
@@ -55,12 +60,15 @@ export function verifyGuestToken(
 ): { guestNumber: number; issuedAtS: number; provisional: boolean } | null {
   if (!token.startsWith(GUEST_PREFIX)) return null;
   const raw = Buffer.from(token.slice(GUEST_PREFIX.length), 'base64url');
-  if (raw.length !== 10 + MAC_BYTES) return null;
-  const payload = raw.subarray(0, 10);
+  const size = raw.length - MAC_BYTES;
+  if (size !== 10 && size !== 10 + NONCE_BYTES) return null;
+  const payload = raw.subarray(0, size);
   const expected = createHmac('sha256', secret).update(payload).digest().subarray(0, MAC_BYTES);
-  if (!timingSafeEqual(expected, raw.subarray(10))) return null;
+  if (!timingSafeEqual(expected, raw.subarray(size))) return null;
   const field = payload.readUIntBE(0, 6);
   const provisional = field >= PROVISIONAL_BIT;
+  // A nonce makes sense only on a provisional token (tokens signed before nonces had none).
+  if (size !== 10 && !provisional) return null;
   const guestNumber = provisional ? field - PROVISIONAL_BIT : field;
   const issuedAtS = payload.readUInt32BE(6);
   if (nowS - issuedAtS > GUEST_TOKEN_TTL_S || issuedAtS - nowS > 300) return null;

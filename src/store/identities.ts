@@ -121,6 +121,25 @@ export async function claimGuestNumber(sql: Sql, guestNumber: number): Promise<b
   return rows.length === 1;
 }
 
+/** The number a provisional token claimed, and whether that guest has ended (registration). */
+export async function guestClaim(sql: Sql, tokenHash: Buffer): Promise<{ guestNumber: number; ended: boolean } | null> {
+  const [row] = await sql<{ n: string; ended: boolean }[]>`
+    SELECT c.guest_number AS n, g.ended_at IS NOT NULL AS ended
+      FROM guest_claims c LEFT JOIN guests g ON g.number = c.guest_number
+     WHERE c.token_hash = ${tokenHash}`;
+  return row ? { guestNumber: Number(row.n), ended: row.ended } : null;
+}
+
+/** Records a token's number, once: the number recorded first, whoever recorded it (a statement of
+ * its own, so it sees a racing writer's committed claim). */
+export async function recordGuestClaim(sql: Sql, tokenHash: Buffer, guestNumber: number): Promise<number> {
+  const mine = await sql<{ n: string }[]>`INSERT INTO guest_claims (token_hash, guest_number) VALUES (${tokenHash}, ${guestNumber})
+    ON CONFLICT (token_hash) DO NOTHING RETURNING guest_number AS n`;
+  if (mine[0]) return Number(mine[0].n);
+  const [theirs] = await sql<{ n: string }[]>`SELECT guest_number AS n FROM guest_claims WHERE token_hash = ${tokenHash}`;
+  return Number(theirs?.n);
+}
+
 /** Creates the guest's row on its first write (anonymous reads write nothing). */
 export async function ensureGuest(tx: Tx, guestNumber: number, label: string | null): Promise<void> {
   await tx`INSERT INTO guests (number, label) VALUES (${guestNumber}, ${label})

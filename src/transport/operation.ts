@@ -9,7 +9,7 @@ import type { Ctx } from '../domain/ports.js';
 import { resolveCaller } from './http/auth.js';
 import { classify, type LimitSubject, type RateLimits } from './http/limits.js';
 import type { AnyRoute, Method, Req, Result } from './http/route.js';
-import { validate } from './http/validate.js';
+import { refuseUnknown, validate } from './http/validate.js';
 
 export interface OperationDeps {
   ctx: Ctx;
@@ -76,8 +76,12 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
     caller = resolved.caller;
     if (caller.kind === 'member') limits?.markVerified(call.headers);
     if (resolved.issued) out.issued = resolved.issued;
+    if (resolved.claimed && cls === 'chat' && caller.kind === 'guest') await limits?.chargeGuest(caller.guestNumber);
   }
-  if (r.precheck) await r.precheck(json, ctx);
+  if (r.precheck) {
+    refuseUnknown(r.body, json ?? {}, 'body');
+    await r.precheck(json, ctx);
+  }
   const req: Req = {
     method: (call.method ?? r.method) as Method,
     path: call.path ?? r.path,

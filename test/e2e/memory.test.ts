@@ -95,6 +95,17 @@ describe('memory records', () => {
     await s.call('DELETE', `/api/v1/memory/${'k'.repeat(80)}`, { token: a.api_token });
   });
 
+  it('publishes the key rule itself in the OpenAPI document, for the body and the path', async () => {
+    const doc = (await s.call('GET', '/api/openapi.json')).json;
+    const body = doc.paths['/api/v1/memory'].post.requestBody.content['application/json'].schema;
+    expect(body.properties.key).toMatchObject({ type: 'string', pattern: '^[a-z0-9._:-]{1,80}$' });
+    expect(body.properties.key.maxLength).toBeUndefined();
+    for (const method of ['get', 'post', 'delete']) {
+      const param = doc.paths['/api/v1/memory/{key}'][method].parameters.find((p: { name: string }) => p.name === 'key');
+      expect(param.schema).toMatchObject({ type: 'string', pattern: '^[a-z0-9._:-]{1,80}$' });
+    }
+  });
+
   it('refuses a missing value with 400 VALIDATION_FAILED and writes nothing', async () => {
     const before = await rows(a.registration_number);
     const r = await s.call('POST', '/api/v1/memory', { token: a.api_token, body: { key: 'novalue' } });

@@ -3,6 +3,7 @@
 // status; revoking the points of a bogus bug report. Each change and its audit entry commit
 // together: with the audit insert made to fail, nothing of the change remains.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectServerErrors } from '../helpers/contract-gate.js';
 import { countRows, idOf } from '../helpers/db.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -224,6 +225,8 @@ describe('resolving a report', () => {
     const a = await register(s, 'Atomic');
     const msg = await guestChat('atomic resolution');
     const rep = await report(a.api_token, 'chat_message', msg);
+    // The broken audit answers 500: the point of the test.
+    expectServerErrors();
     const restore = await breakAudit();
     try {
       const r = await op('POST', `/api/v1/operator/reports/${rep}/resolve`, { action: 'hide' });
@@ -281,6 +284,8 @@ describe('funding-goal status', () => {
   }
 
   it('changes nothing when its audit entry cannot be written', async () => {
+    // The broken audit answers 500: the point of the test.
+    expectServerErrors();
     const restore = await breakAudit();
     try {
       expect((await op('POST', '/api/v1/operator/funding-goals/habitat_runtime/status', { status: 'closed' })).status).toBe(500);
@@ -354,6 +359,8 @@ describe('revoking the points of a bogus bug report', () => {
     expect([bad.status, bad.json.error.code]).toEqual([400, 'VALIDATION_FAILED']);
     const long = await op('POST', `/api/v1/operator/bug-reports/${b.id}/revoke-points`, { reason: 'x'.repeat(2001) });
     expect([long.status, long.json.error.code]).toEqual([400, 'VALIDATION_FAILED']);
+    // The broken audit answers 500: the point of the test.
+    expectServerErrors();
     const restore = await breakAudit();
     try {
       expect((await op('POST', `/api/v1/operator/bug-reports/${b.id}/revoke-points`, {})).status).toBe(500);

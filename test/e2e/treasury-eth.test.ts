@@ -47,13 +47,18 @@ describe('ETH deposits against a real chain', () => {
     const ai = await register(s, 'Beneficiary');
     const tx = await chain.send(treasury, '0.05');
     await tx.wait();
-    // The claim carries a made-up amount: it is ignored, the chain decides.
+    // A claim cannot carry an amount: the field is unknown (DECISIONS.md "Contract exactness"),
+    // refused and named; the chain decides the amount.
+    const made = await submit({ tx_hash: tx.hash, on_behalf_of: ai.registration_number, amount: '1000' });
+    expect([made.status, made.json.error.fields]).toEqual([
+      400,
+      [{ path: 'body.amount', message: 'unknown field: this operation does not define it' }],
+    ]);
     // The sending wallet signs for the beneficiary's number: the 300 points need that proof.
     const sender_signature = await signDeposit(chain.sender, ai.registration_number, tx.hash);
     const r = await submit({
       tx_hash: tx.hash.toUpperCase().replace('0X', '0x'),
       on_behalf_of: ai.registration_number,
-      amount: '1000',
       sender_signature: sender_signature.toUpperCase().replace('0X', '0x'),
     });
     expect(r.status).toBe(200);

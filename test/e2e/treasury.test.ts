@@ -3,6 +3,7 @@
 // lookups, the public feed, campaigns and the earn guide.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectServerErrors } from '../helpers/contract-gate.js';
 import { countRows } from '../helpers/db.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -32,6 +33,7 @@ const mixCase = (h: string) =>
 
 describe('treasury document', () => {
   it('says not_configured and refuses deposits with 503 UNAVAILABLE when no address is set', async () => {
+    expectServerErrors();
     const doc = (await bare.call('GET', '/api/v1/treasury')).json.data;
     expect(doc.status).toBe('not_configured');
     expect(doc.treasury_wallet_address).toBe('not_configured');

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expectServerErrors } from '../helpers/contract-gate.js';
 import { call } from '../helpers/server.js';
 import { MixedLoad, type Writer } from './load.js';
 import { faultsEnabled, type Node, PrivatePostgres, startNode } from './servers.js';
@@ -45,6 +46,7 @@ async function writers(n: number): Promise<Writer[]> {
 it.runIf(faultsEnabled)(
   'PostgreSQL killed twice under mixed load: prompt 503s, honest /readyz, nothing acknowledged lost',
   async () => {
+    expectServerErrors(); // DECISIONS.md "Reliability promises": 503s are the point here
     const ws = await writers(4);
     const load = new MixedLoad(node.url, ws);
     load.start();

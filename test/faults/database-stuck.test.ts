@@ -4,6 +4,7 @@
 // released, and every request is answered. On the real PostgreSQL (deadlines are PostgreSQL's).
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expectServerErrors } from '../helpers/contract-gate.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 import { MixedLoad } from './load.js';
 
@@ -28,6 +29,7 @@ it.runIf(enabled)('a statement past its deadline is cancelled by the server', as
 it.runIf(enabled)(
   'a lock held on identities: every request answered within 2 s, 503 + Retry-After while held, all well after',
   async () => {
+    expectServerErrors(); // DECISIONS.md "Reliability promises": 503s are the point here
     const ws = [];
     for (let i = 0; i < 4; i++) {
       const r = await register(s, `Stuck writer ${i}`);

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { openStore } from '../../src/store/db.js';
+import { expectServerErrors } from '../helpers/contract-gate.js';
 import { templateDir } from '../helpers/global-setup.js';
 import { call } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
@@ -19,6 +20,7 @@ const dir = mkdtempSync(join(tmpdir(), 'commons-graceful-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('SIGTERM under load: drained, exit 0, nothing acknowledged lost', async () => {
+  expectServerErrors(); // DECISIONS.md "Reliability promises": 503s are the point here
   cpSync(templateDir(), dir, { recursive: true });
   const node = await startNode({ DATA_DIR: dir, DATABASE_URL: '', REDIS_URL: '' });
   const ws: Writer[] = [];

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schedulerOf } from '../../src/actors/signal-scheduler.js';
 import { createLogger } from '../../src/log.js';
 import type { AnyRoute } from '../../src/transport/http/route.js';
+import { expectServerErrors } from '../helpers/contract-gate.js';
 import { callTool, mcpClient } from '../helpers/mcp.js';
 import { rawRequest } from '../helpers/raw.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
@@ -224,6 +225,7 @@ describe('authorization matrix', () => {
 
 describe('faults and private data', () => {
   it('an internal fault answers 500 with only code, message, next and request_id; the log has the id and no stack', async () => {
+    expectServerErrors();
     const dbErrors = async () => {
       const text = (await s.call('GET', '/metrics')).text;
       return Number(/^commons_db_errors_total (\d+)/m.exec(text)?.[1] ?? -1);

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expectServerErrors } from '../helpers/contract-gate.js';
 import { callTool, mcpClient } from '../helpers/mcp.js';
 import { call } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
@@ -56,6 +57,7 @@ async function sendMessage(token: string, words: string) {
 it.runIf(faultsEnabled)(
   'database stopped: MCP tools/call and A2A message/send answer UNAVAILABLE within 2 s, then work again',
   async () => {
+    expectServerErrors(); // DECISIONS.md "Reliability promises": 503s are the point here
     const r = await call(node.url, 'POST', '/api/v1/ai/register', { body: { name: 'Stuck caller', accepted_principles: true } });
     expect(r.status, r.text).toBe(200);
     const token = r.json.data.api_token as string;
@@ -102,6 +104,7 @@ it.runIf(faultsEnabled)(
 it.runIf(faultsEnabled)(
   'a lock held on identities: MCP register_ai and A2A join_commons answer UNAVAILABLE within 2 s and register nobody',
   async () => {
+    expectServerErrors(); // DECISIONS.md "Reliability promises": 503s are the point here
     const sql = postgres(pg.url, { max: 2, onnotice: () => {} });
     try {
       const count = async () => Number((await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM identities`)[0]?.n);

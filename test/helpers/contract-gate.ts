@@ -37,6 +37,16 @@ const paths: PathEntry[] = Object.entries(doc.paths)
 /** Origins of the service under test (registered by test/helpers/server.ts). */
 export const serviceOrigins = new Set<string>();
 
+/** Whether the running test provokes 5xx answers on purpose (reset after each test by
+ * gate-setup.ts). Any other 5xx a test receives fails it, even when the document lists the status. */
+export const serverErrors = { expected: false };
+
+/** Called by a test that provokes 5xx answers on purpose (an outage, a fault): without it, a 5xx
+ * the test receives fails the test, even one it does not look at. */
+export function expectServerErrors(): void {
+  serverErrors.expected = true;
+}
+
 const ERROR_ENVELOPE: Json = { $ref: 'gate#/components/schemas/ErrorEnvelope' };
 
 // Error answers that no operation owns, in the envelope: an unknown path or method, and the
@@ -88,8 +98,15 @@ export function checkAnswer(method: string, pathname: string, status: number, co
     const resp = pick(op.responses, status);
     if (!resp) return [`${where}: status ${status} is not documented for ${m} ${entry?.template}`];
     // 204, 304 and HEAD answers carry no body by definition.
-    if (!isJson || status === 204 || status === 304 || method.toUpperCase() === 'HEAD') return [];
+    if (status === 204 || status === 304 || method.toUpperCase() === 'HEAD') return [];
     schema = jsonSchemaOf(resp.content);
+    if (!isJson) {
+      // An operation documented as JSON only must answer JSON.
+      const types = Object.keys(resp.content ?? {});
+      if (schema !== null && !types.some((t) => contentType.startsWith(t)))
+        return [`${where}: answered ${contentType || 'without a content type'} where the document promises ${types.join(', ')}`];
+      return [];
+    }
     if (schema === null)
       return [`${where}: a JSON answer where the document lists ${Object.keys(resp.content ?? {}).join(', ') || 'no body'}`];
   }

@@ -1,12 +1,15 @@
 // Vitest setup file: puts the contract gate (contract-gate.ts) between every test and the service.
 // fetch is wrapped for the whole test process, so helpers, SDK clients and tests that fetch the
 // server directly are all checked; an answer that breaks the contract fails the test that
-// received it (or the file, for requests made in hooks).
+// received it (or the file, for requests made in hooks), and so does a 5xx answer the test did
+// not say it provokes (expectServerErrors() in contract-gate.ts).
 import { afterAll, afterEach, expect } from 'vitest';
 import { checkA2a } from './a2a-gate.js';
-import { checkAnswer, serviceOrigins } from './contract-gate.js';
+import { checkAnswer, serverErrors, serviceOrigins } from './contract-gate.js';
 
 const violations: string[] = [];
+/** 5xx answers received, failing the test unless it called expectServerErrors() (contract-gate.ts). */
+const unexpected: string[] = [];
 const pending = new Set<Promise<void>>();
 const original = globalThis.fetch;
 
@@ -16,6 +19,10 @@ const fromService = (url: string, res: Response): boolean => serviceOrigins.has(
 
 export function inspect(method: string, url: string, status: number, headers: Headers, text: string, requestBody?: unknown): void {
   const pathname = new URL(url).pathname;
+  if (status >= 500)
+    unexpected.push(
+      `${method} ${pathname} -> ${status}: a server error the test did not expect (expectServerErrors()) ${text.slice(0, 200)}`,
+    );
   const found = checkAnswer(method, pathname, status, headers.get('content-type') ?? '', text);
   violations.push(...found);
   if (found.length > 0 || !(headers.get('content-type') ?? '').includes('json')) return;
@@ -53,8 +60,14 @@ globalThis.fetch = async function gatedFetch(input: Parameters<typeof fetch>[0],
   return res;
 };
 
+/** The 5xx answers recorded in the running test so far (test/unit/contract-gate.test.ts). */
+export const serverErrorsSeen = (): readonly string[] => [...unexpected];
+
 async function drain(): Promise<string[]> {
   await Promise.all([...pending]);
+  const errors = unexpected.splice(0);
+  if (!serverErrors.expected) violations.push(...errors);
+  serverErrors.expected = false;
   return violations.splice(0);
 }
 

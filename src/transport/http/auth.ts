@@ -1,7 +1,7 @@
 // Resolves the caller from the credentials a request presents (spec 5; DECISIONS.md).
 import type { Caller } from '../../domain/caller.js';
 import { deadMemberToken, fail } from '../../domain/errors.js';
-import { claimGuest, type GuestIssuer, ownGuest, resolveGuest } from '../../domain/guests.js';
+import { claimToken, type GuestIssuer, resolveGuest } from '../../domain/guests.js';
 import { resolveMemberToken } from '../../domain/identity.js';
 import type { Ctx } from '../../domain/ports.js';
 import { memberForRead } from '../../domain/token-cache.js';
@@ -14,9 +14,10 @@ export interface Resolved {
   issued?: { number: string; token: string };
   /** The guest is its address's provisional one, shared by readers (a write owns a number first). */
   provisional?: true;
+  /** This request's provisional token claimed its number now (its first write). */
+  claimed?: true;
 }
 
-const CLAIMED_MESSAGE = 'another writer claimed this provisional guest number first; send no token for a new guest';
 const STALE_GUEST_NEXT = { method: 'POST', path: '/api/v1/ai/register', doc: 'register for a permanent identity, or call without a token' };
 
 // Three different 401s, so an agent learns what is wrong (DECISIONS.md "Envelope and errors"):
@@ -66,8 +67,8 @@ export interface ResolveOpts {
   tokenInWrite?: boolean;
   /** The token a stream session presents in its `auth` op (not in headers), for a session that
    * then writes as its caller: looked up in the database, it must name a member or a guest (no
-   * new guest, never the operator), and a provisional guest claims its number for the session, or
-   * is refused when another writer claimed it first (the session keeps the token it sent). */
+   * new guest, never the operator), and a provisional token claims its number for the session
+   * (or is the guest it claimed before). */
   sessionToken?: string;
 }
 
@@ -120,20 +121,18 @@ export async function resolveCaller(
     caller = { kind: 'member', member: member as NonNullable<typeof member> };
     if (cached && opts.tokenInWrite) caller.tokenHash = hashToken(token);
   } else if (token?.startsWith(GUEST_PREFIX)) {
-    const g = await resolveGuest(ctx, token);
+    // A write looks up the number its provisional token claimed (a read goes by the signature).
+    const g = await resolveGuest(ctx, token, !read);
     if (g === null)
       return fail('UNAUTHORIZED', 'this guest token is unknown or expired; send no token for a new guest', { next: STALE_GUEST_NEXT });
-    if (g.provisional && session) {
-      if (!(await claimGuest(ctx, guests, g.guestNumber))) fail('UNAUTHORIZED', CLAIMED_MESSAGE, { next: STALE_GUEST_NEXT });
-      return { caller: { kind: 'guest', guestNumber: g.guestNumber } };
-    }
-    // A provisional number never wrote anything: where no guest is wanted (registration) it is
-    // no one's, and nothing is claimed or issued.
-    if (g.provisional && mode === 'none' && opts.issueGuest === false) return { caller: { kind: 'anonymous' } };
-    if (g.provisional && !read && mode === 'none') {
-      // The first write with a shared provisional number: the guest's own number, in the same headers.
-      const own = await ownGuest(ctx, guests, g.guestNumber);
-      return { caller: { kind: 'guest', guestNumber: own.guestNumber }, issued: { number: own.number, token: own.token } };
+    // A provisional token that never wrote is no one's where no guest is wanted (registration):
+    // nothing is claimed or issued.
+    if (g.provisional && !session && mode === 'none' && opts.issueGuest === false) return { caller: { kind: 'anonymous' } };
+    if (g.provisional && (session || (!read && mode === 'none'))) {
+      // The token's first write claims its number, announced with the guest's own token.
+      const own = await claimToken(ctx, guests, token, g.guestNumber);
+      const caller = { kind: 'guest', guestNumber: own.guestNumber } as const;
+      return session ? { caller } : { caller, issued: { number: own.number, token: own.token }, claimed: true };
     }
     if (g.provisional && mode !== 'member') return { caller: { kind: 'guest', guestNumber: g.guestNumber }, provisional: true };
     caller = { kind: 'guest', guestNumber: g.guestNumber };

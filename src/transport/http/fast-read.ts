@@ -13,7 +13,7 @@
 // the constant ones are written from one list by uws.ts), the client address read only when an
 // anonymous read needs its provisional guest or the limits count it, an empty query's validation
 // done once per route.
-import type { GuestIssuer, IssuedGuest } from '../../domain/guests.js';
+import type { GuestIssuer } from '../../domain/guests.js';
 import type { Ctx } from '../../domain/ports.js';
 import { memberForReadNow } from '../../domain/token-cache.js';
 import { GUEST_PREFIX, MEMBER_PREFIX, verifyGuestToken } from '../../domain/tokens.js';
@@ -97,10 +97,11 @@ export function createFastRead(
       const ip = needsIp ? clientAddress(ctx.config.trustProxy, raw.peer(), headers['x-forwarded-for']) : '';
       let extra = NONE;
       if (token === null) {
-        // The address's provisional guest (src/domain/guests.ts), when it is already known.
+        // The address's provisional guest (src/domain/guests.ts) in a token of this read's own, when
+        // the address's number is already known.
         const p = guests.provisional(ip);
         if (p instanceof Promise) return null;
-        extra = guestPairs(p);
+        extra = guestHeaders(p);
       } else if (token.startsWith(MEMBER_PREFIX)) {
         // A token found in the cache was verified by the general path, which marked it for the limits.
         if (!memberForReadNow(ctx, token)) return null;
@@ -125,18 +126,6 @@ export function createFastRead(
     { answered: 0 },
   );
   return fastRead;
-}
-
-// The announcement of a provisional guest, made once per issued guest (the issuer hands out the
-// same object until it signs the token again).
-const announced = new WeakMap<IssuedGuest, readonly string[]>();
-function guestPairs(g: IssuedGuest): readonly string[] {
-  let pairs = announced.get(g);
-  if (!pairs) {
-    pairs = guestHeaders(g);
-    announced.set(g, pairs);
-  }
-  return pairs;
 }
 
 // The body is the page's reused buffer (pages.ts stampedBody): uws.ts writes it before returning.

@@ -97,6 +97,10 @@ export interface LimitSubject {
    * means verified (a stream session holds a key only after `auth`). */
   verified?: boolean;
   guest: number | null;
+  /** A provisional guest token presented (chat only), resolved to `guest` or `guestKey` by `enforce`. */
+  provisionalToken?: string;
+  /** The chat_guest key of a provisional token that has not written yet. */
+  guestKey?: string;
   ip: string;
 }
 
@@ -113,6 +117,8 @@ export class RateLimits {
     readonly policies: Record<PolicyName, Policy>,
     redis: { client: Redis; prefix: string } | null,
     private readonly onRefused: (cls: LimitClass) => void = () => {},
+    /** The number a provisional guest token claimed (src/domain/guests.ts), null before its first write. */
+    private readonly claimOf: (token: string) => Promise<number | null> = async () => null,
   ) {
     for (const name of POLICY_NAMES) {
       const { points, durationS } = policies[name];
@@ -146,8 +152,24 @@ export class RateLimits {
       ? verifyGuestToken(this.ctx.secret, guestToken, Math.floor(this.ctx.clock.now().getTime() / 1000))
       : null;
     // A caller without a valid guest token is a new guest on every request: only its IP counts.
-    // A provisional guest number is shared by the readers at one address: it counts as the IP.
-    return { member, verified, guest: guest && !guest.provisional ? guest.guestNumber : null, ip: req.ip };
+    // A provisional token is one guest (the number it claims): counted by that number once it has
+    // written, by the token itself before (`enforce`).
+    const subject: LimitSubject = { member, verified, guest: guest && !guest.provisional ? guest.guestNumber : null, ip: req.ip };
+    if (guest?.provisional) subject.provisionalToken = guestToken as string;
+    return subject;
+  }
+
+  /** A provisional token's subject: the guest it claimed, or (before its first write) the token. */
+  private async claimed(who: LimitSubject): Promise<void> {
+    if (who.provisionalToken === undefined) return;
+    who.guest = await this.claimOf(who.provisionalToken);
+    if (who.guest === null) who.guestKey = `p${tokenKey(who.provisionalToken)}`;
+  }
+
+  /** A provisional token's first write claimed `guestNumber` (counted under the token until now):
+   * that write counts against the guest too, so its first minute holds the guest's limit. */
+  async chargeGuest(guestNumber: number): Promise<void> {
+    await (this.limiters.get('chat_guest') as Limiter).penalty(`g${guestNumber}`, 1).catch(() => {});
   }
 
   /** The pipeline found this request's member token valid: from now on it counts only as itself. */
@@ -175,12 +197,12 @@ export class RateLimits {
         return who.member ? [['write', who.member]] : [['write_ip', ip]];
       case 'chat':
         if (who.member) return [['write', who.member]];
-        return who.guest !== null
-          ? [
-              ['chat_guest', `g${who.guest}`],
-              ['chat_ip', ip],
-            ]
-          : [['chat_ip', ip]];
+        if (who.guest !== null || who.guestKey !== undefined)
+          return [
+            ['chat_guest', who.guestKey ?? `g${who.guest}`],
+            ['chat_ip', ip],
+          ];
+        return [['chat_ip', ip]];
     }
   }
 
@@ -214,6 +236,7 @@ export class RateLimits {
     const who = this.subjectOf(req, cls);
     if (who === 'operator') return;
     await this.refuseUnverified(who);
+    await this.claimed(who);
     await this.consume(cls, who, headers);
   }
 

@@ -78,7 +78,11 @@ function responses(r: AnyRoute): Json {
               : {
                   'application/json': {
                     schema: {
-                      allOf: [{ $ref: '#/components/schemas/Envelope' }, { type: 'object', properties: { data: success } }],
+                      // `data` is always present on success, so generated clients type it as such.
+                      allOf: [
+                        { $ref: '#/components/schemas/Envelope' },
+                        { type: 'object', required: ['data'], properties: { data: success } },
+                      ],
                     },
                   },
                 },

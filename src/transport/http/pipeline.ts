@@ -1,6 +1,7 @@
 // The request pipeline, independent of the socket library: route, parse, authenticate,
 // validate, call the handler, write the envelope.
 
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import sjson from 'secure-json-parse';
 import { CommonsError } from '../../domain/errors.js';
@@ -196,6 +197,13 @@ function parseBody(raw: RawRequest, form = false): unknown {
     throw new CommonsError('UNSUPPORTED_MEDIA_TYPE', `bodies must be application/json, not ${type}`);
   }
   if (!raw.body || raw.body.length === 0) return undefined;
+  // Bodies are UTF-8 (DECISIONS.md "Contract exactness"): bytes that do not decode are refused,
+  // never stored with U+FFFD in their place (lone surrogates are refused by validate.ts).
+  if (!isUtf8(raw.body)) {
+    throw new CommonsError('VALIDATION_FAILED', 'the body is not valid UTF-8', {
+      fields: [{ path: 'body', message: 'bytes that are not valid UTF-8' }],
+    });
+  }
   let value: unknown;
   try {
     value = sjson.parse(raw.body.toString('utf8'), undefined, { protoAction: 'error', constructorAction: 'error' });

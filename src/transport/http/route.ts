@@ -6,6 +6,7 @@ import type { Caller } from '../../domain/caller.js';
 import type { ErrorCode } from '../../domain/errors.js';
 import type { Ctx } from '../../domain/ports.js';
 import type { Page } from './pages.js';
+import { strict } from './strict.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -122,7 +123,8 @@ export function route<
   P extends z.ZodType = z.ZodType,
   R extends z.ZodType = z.ZodType,
 >(def: RouteDef<B, Q, P, R>): AnyRoute {
-  return def as AnyRoute;
+  // Bodies refuse unknown fields (src/transport/http/strict.ts); query parameters stay lenient.
+  return (def.body ? { ...def, body: strict(def.body) } : def) as AnyRoute;
 }
 
 export const ok = <D>(data: D, status = 200): Result<D> => ({ status, data });

@@ -17,7 +17,9 @@ export function inboxAttempt(ctx: Ctx) {
     // Wall-clock time: receivers check the signature's timestamp against their own clock.
     const ts = Math.floor(Date.now() / 1000);
     const id = hook.deliveryId(row.identity_id, row.item_id);
-    const res = await postJson(row.callback_url, signatureHeaders(row.secret, id, ts, row.body), row.body, {
+    // Compact JSON, as push bodies are (the outbox holds PostgreSQL's jsonb text, spaced).
+    const body = JSON.stringify(JSON.parse(row.body));
+    const res = await postJson(row.callback_url, signatureHeaders(row.secret, id, ts, body), body, {
       timeoutMs: opts.timeoutMs,
       allowPrivate: ctx.config.allowPrivateCallbacks,
       signal,

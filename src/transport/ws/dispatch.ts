@@ -2,7 +2,7 @@
 // small handler per op. Every op may carry `ref`; the answer is ack {ref, data} or error {ref, error}.
 import { randomUUID } from 'node:crypto';
 import { CommonsError, type FieldIssue, fail } from '../../domain/errors.js';
-import { type GuestIssuer, ownGuest } from '../../domain/guests.js';
+import { claimToken, type GuestIssuer } from '../../domain/guests.js';
 import type { BusMessage, Ctx } from '../../domain/ports.js';
 import { formatGuest, formatMember } from '../../domain/tokens.js';
 import { resolveCaller } from '../http/auth.js';
@@ -103,10 +103,12 @@ export async function dispatch(env: DispatchEnv, ws: Socket, raw: unknown): Prom
 /** A provisional guest's first write: its own number and token, told in the ack. */
 async function ownNumber(env: DispatchEnv, ws: Socket): Promise<{ number: string; token: string } | undefined> {
   const s = ws.getUserData();
-  if (!s.provisional || s.caller.kind !== 'guest') return undefined;
-  const own = await ownGuest(env.ctx, env.guests, s.caller.guestNumber);
+  if (!s.provisional || s.caller.kind !== 'guest' || !s.issued) return undefined;
+  // The session's provisional token claims its number, as its first write over HTTP would.
+  const own = await claimToken(env.ctx, env.guests, s.issued.token, s.caller.guestNumber);
   s.caller = { kind: 'guest', guestNumber: own.guestNumber };
   s.provisional = false;
+  s.issued = null;
   return { number: own.number, token: own.token };
 }
 

@@ -100,8 +100,9 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
       ctx.metrics.wsSessions.inc();
       const s = ws.getUserData();
       send(ws, helloFrame(randomUUID(), helloInfo(s)));
-      // The issued guest token is told once, in hello; the session need not keep it.
-      s.issued = null;
+      // The issued guest token is told once, in hello; the session keeps only a provisional one,
+      // which its first chat claims a number for (src/domain/guests.ts).
+      if (!s.provisional) s.issued = null;
     },
     message: (ws, data, isBinary) => {
       const s = ws.getUserData();
@@ -196,7 +197,11 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
         // response state and can shut the fresh socket down (the client sees 1006). Outside a cork
         // the upgrade ends the HTTP response while its state is still valid; uWS.js prints a
         // warning for it, which only this path (a credential to look up) pays.
-        res.upgrade(session(caller, issued ?? null, provisional === true), key, protocol, extensions, context);
+        // A provisional token presented with the upgrade is kept for its first chat's claim.
+        const presented = provisional ? (bearer ?? headers['x-commons-guest-token']) : undefined;
+        const held =
+          issued ?? (presented && caller.kind === 'guest' ? { number: formatGuest(caller.guestNumber), token: presented } : null);
+        res.upgrade(session(caller, held, provisional === true), key, protocol, extensions, context);
       },
       (err: unknown) => {
         if (aborted) return;

@@ -6,7 +6,7 @@ import * as hook from '../../../domain/inbox-webhook.js';
 import { checkCallbackUrl } from '../../push/address.js';
 import { ok, route } from '../route.js';
 import { member } from './identity.js';
-import { SubscribeBody } from './push.js';
+import { GeneratedSecret, SubscribeBody } from './push.js';
 
 const itemId = z.string().regex(/^\d{1,18}$/, 'a decimal item id');
 
@@ -81,7 +81,7 @@ export const inboxWebhookRoutes = [
       'Set your inbox webhook (replaces the previous one): each item is POSTed to it, signed like push (Standard Webhooks, webhook-id inbox-<number>-<id>), in id order, retried for 24 h',
     tags: ['inbox'],
     body: SubscribeBody,
-    response: Webhook,
+    response: Webhook.extend({ secret: GeneratedSecret }),
     limit: 'write',
     handler: async (req, ctx) => {
       const url = await checkCallbackUrl(req.body.callback_url, ctx.config.allowPrivateCallbacks);

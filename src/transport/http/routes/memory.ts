@@ -6,10 +6,13 @@ import { NextCallSchema } from '../../../domain/answers.js';
 import * as memory from '../../../domain/memory.js';
 import { ok, route } from '../route.js';
 import { paging } from '../schemas.js';
+import { coded } from '../validate.js';
 import { member } from './identity.js';
 
-// The key is checked by the domain (400 INVALID_KEY, not VALIDATION_FAILED); here only its type.
-const keyParam = z.object({ key: z.string().max(1000) });
+// The key rule is the schema's (published as its pattern); a key that breaks it answers 400
+// INVALID_KEY (src/transport/http/validate.ts `coded`).
+const memoryKey = coded(memory.MEMORY_KEY, memory.MEMORY_KEY_MESSAGE, 'INVALID_KEY');
+const keyParam = z.object({ key: memoryKey });
 const value = z.unknown().refine((v) => v !== undefined, 'value is required (any JSON value)');
 
 const MemoryRecord = z.object({
@@ -45,7 +48,7 @@ export const memoryRoutes = [
     auth: 'member',
     summary: 'Store a record (creates or overwrites the key)',
     tags: ['memory'],
-    body: z.object({ key: z.string().max(1000), value }),
+    body: z.object({ key: memoryKey, value }),
     response: Written,
     errors: ['INVALID_KEY', 'VALUE_TOO_LARGE', 'MEMORY_FULL'],
     handler: async (req, ctx) => ok(await memory.put(ctx, member(req.caller), req.body.key, req.body.value)),

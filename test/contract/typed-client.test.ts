@@ -1,0 +1,79 @@
+// A stock typed client, with no code of ours (DECISIONS.md "Contract exactness"): types generated
+// by openapi-typescript from the live /api/openapi.json, a walkthrough written against them
+// (test/contract/typed-client/walkthrough.ts) that strict tsc accepts with no non-null assertion
+// and no cast (so every success answer's `data` is typed as present), then run with openapi-fetch:
+// register, chat, set memory, open a DM, set an inbox webhook and verify its delivery with
+// standardwebhooks, using the secret the service generated.
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import openapiTS, { astToString } from 'openapi-typescript';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+const SOURCE = join(import.meta.dirname, 'typed-client', 'walkthrough.ts');
+const DIR = join(import.meta.dirname, '..', '..', 'test-artifacts', `typed-client-${process.pid}`);
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+  mkdirSync(DIR, { recursive: true });
+});
+afterAll(async () => {
+  await s.close();
+  rmSync(DIR, { recursive: true, force: true });
+});
+
+/** Strict tsc's complaints about the walkthrough, as "line: message". */
+function typeErrors(file: string): string[] {
+  const program = ts.createProgram([file], {
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    types: ['node'],
+    skipLibCheck: true,
+    noEmit: true,
+  });
+  return ts.getPreEmitDiagnostics(program).map((d) => {
+    const at = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
+    return `${at}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+  });
+}
+
+/** Non-null assertions (`x!`) and casts (`x as T`, `<T>x`) in a source file. */
+function escapes(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
+  const found: string[] = [];
+  const visit = (n: ts.Node): void => {
+    if (ts.isNonNullExpression(n) || ts.isAsExpression(n) || ts.isTypeAssertionExpression(n)) found.push(n.getText(source));
+    ts.forEachChild(n, visit);
+  };
+  visit(source);
+  return found;
+}
+
+describe('a client generated with openapi-typescript and run with openapi-fetch', () => {
+  it('type-checks strictly against the live document and walks through the commons', { timeout: 180_000 }, async () => {
+    const doc = (await s.call('GET', '/api/openapi.json')).json;
+    writeFileSync(join(DIR, 'openapi.d.ts'), astToString(await openapiTS(doc)));
+    const file = join(DIR, 'walkthrough.ts');
+    copyFileSync(SOURCE, file);
+    expect(escapes(file)).toEqual([]);
+    expect(typeErrors(file)).toEqual([]);
+
+    const { walkthrough } = (await import(/* @vite-ignore */ pathToFileURL(file).href)) as {
+      walkthrough: (base: string) => Promise<unknown>;
+    };
+    const walked = await walkthrough(s.url);
+    expect(walked).toEqual({
+      member: expect.stringMatching(/^AI-\d{8}$/),
+      chatted: 'hello from a typed client',
+      remembered: { seen: true },
+      dm: 'a direct message, typed',
+      delivered: { type: 'inbox.item', excerpt: 'a direct message, typed' },
+    });
+  });
+});
