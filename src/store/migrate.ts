@@ -16,11 +16,18 @@ export interface Migration {
   text: string;
 }
 
+/** The migrations in `dir`, in order. Two files with one number (branches merged side by side)
+ * would leave one of them unapplied on some databases: refused here, before anything runs. */
 export function listMigrations(dir = SQL_DIR): Migration[] {
-  return readdirSync(dir)
+  const list = readdirSync(dir)
     .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
     .sort()
     .map((f) => ({ version: Number(f.slice(0, 3)), name: f, text: readFileSync(dir + f, 'utf8') }));
+  for (let i = 1; i < list.length; i++) {
+    const [a, b] = [list[i - 1] as Migration, list[i] as Migration];
+    if (a.version === b.version) throw new Error(`two migrations share version ${a.version}: ${a.name} and ${b.name}; renumber one`);
+  }
+  return list;
 }
 
 /** Applies every migration not yet recorded. Serialised across nodes by an advisory lock. */
