@@ -130,9 +130,20 @@ const UNAVAILABLE_CODES = new Set([
   '25P03',
 ]);
 
-export function isOutage(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'));
+/** ioredis's errors when Redis is gone: retries exhausted, or a command that timed out or was
+ * refused because the connection is down. */
+const REDIS_OUTAGES = new Set(['MaxRetriesPerRequestError']);
+const REDIS_MESSAGES = /^(Connection is closed|Command timed out|Stream isn't writeable|Reached the max retries per request limit)/;
+
+export function isOutage(err: unknown, depth = 0): boolean {
+  if (err === null || typeof err !== 'object' || depth > 3) return false;
+  const e = err as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof e.code === 'string' && (UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+  if (typeof e.name === 'string' && REDIS_OUTAGES.has(e.name)) return true;
+  if (typeof e.message === 'string' && REDIS_MESSAGES.test(e.message)) return true;
+  // A fault wrapped by a library (an error's cause, or one of an AggregateError's).
+  if (e.cause !== undefined && isOutage(e.cause, depth + 1)) return true;
+  return Array.isArray(e.errors) && e.errors.some((x) => isOutage(x, depth + 1));
 }
 
 /** Any thrown value as a CommonsError; unknown faults become INTERNAL without details. */
@@ -140,7 +151,13 @@ export function toCommonsError(err: unknown): CommonsError {
   if (err instanceof CommonsError) return err;
   if (err instanceof RetriesExhausted) return new CommonsError('UNAVAILABLE', err.message, { retryAfterS: 1 });
   if (isOutage(err)) {
-    return new CommonsError('UNAVAILABLE', 'the database is unreachable or did not answer in time; retry later', { retryAfterS: 1 });
+    return new CommonsError(
+      'UNAVAILABLE',
+      'a dependency is unreachable or did not answer in time; retry later (with the same Idempotency-Key a retry is never applied twice)',
+      {
+        retryAfterS: 1,
+      },
+    );
   }
   return new CommonsError('INTERNAL', 'an unexpected fault; it was logged with the request id');
 }

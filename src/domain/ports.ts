@@ -30,6 +30,9 @@ export interface BusMessage {
 /** Cross-node publish/subscribe (STYLE.md 5): in-process or Redis. */
 export interface Bus {
   readonly nodeId: string;
+  /** Delivers to this node's subscribers at once and sends to the others when it can. Never
+   * rejects and never waits on Redis: a write publishes after its commit, and a message the bus
+   * loses is filled from the database (DECISIONS.md "Idempotent writes"). */
   publish(msg: BusMessage): Promise<void>;
   subscribe(topic: string, handler: (msg: BusMessage) => void): () => void;
   close(): Promise<void>;
