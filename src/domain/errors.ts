@@ -22,6 +22,8 @@ export type ErrorCode =
   | 'DEPOSIT_EXISTS'
   | 'INSUFFICIENT_CREDITS'
   | 'MEMORY_FULL'
+  | 'IDEMPOTENCY_IN_FLIGHT'
+  | 'IDEMPOTENCY_MISMATCH'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
@@ -71,6 +73,16 @@ export const DEFAULT_NEXT: Record<ErrorCode, NextCall> = {
   DEPOSIT_EXISTS: { method: 'GET', path: '/api/v1/treasury/deposits' },
   INSUFFICIENT_CREDITS: { method: 'GET', path: '/api/v1/ai/me' },
   MEMORY_FULL: { method: 'GET', path: '/api/v1/memory', doc: 'delete a key before adding another' },
+  IDEMPOTENCY_IN_FLIGHT: {
+    method: 'GET',
+    path: '/api/openapi.json',
+    doc: 'the first request with this Idempotency-Key is still running: repeat it after Retry-After seconds for its answer',
+  },
+  IDEMPOTENCY_MISMATCH: {
+    method: 'GET',
+    path: '/api/openapi.json',
+    doc: 'this Idempotency-Key was used with another request; use a new key for a new request',
+  },
   PAYLOAD_TOO_LARGE: { method: 'GET', path: '/api/openapi.json', doc: 'request bodies are at most 64 KiB' },
   UNSUPPORTED_MEDIA_TYPE: { method: 'GET', path: '/api/openapi.json', doc: 'send Content-Type: application/json' },
   RATE_LIMITED: { method: 'GET', path: '/api/v1/discovery', doc: 'wait retry_after_s seconds' },
