@@ -24,6 +24,7 @@ export const REQUIRED_IN_REAL = [
   // Retry-safe under chaos (issue 34): Redis killed under every write kind, keys across two nodes.
   'redis-writes.test.ts',
   'idempotency-nodes.test.ts',
+  'chaos-soak.test.ts',
 ];
 
 const isCount = (n) => Number.isInteger(n) && n >= 0;
