@@ -219,7 +219,7 @@ it.runIf(faultsEnabled)(
       await wait(6000 + Math.random() * 6000);
       const kind = k % 3;
       if (kind === 0) {
-        const i = k % nodes.length;
+        const i = Math.floor(k / 3) % nodes.length;
         const n = nodes[i];
         nodes[i] = null;
         n?.kill('SIGKILL');
