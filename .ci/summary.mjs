@@ -25,6 +25,7 @@ export const REQUIRED_IN_REAL = [
   'redis-writes.test.ts',
   'idempotency-nodes.test.ts',
   'chaos-soak.test.ts',
+  'outage-answers.test.ts',
 ];
 
 const isCount = (n) => Number.isInteger(n) && n >= 0;
