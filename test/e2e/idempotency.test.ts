@@ -159,6 +159,41 @@ describe('REST', () => {
   });
 });
 
+describe('every kind of write takes a key', () => {
+  it('each write sent twice with its key: 200, then the same answer replayed', async () => {
+    const p = await keyed('k-post', alice, 'POST', '/api/v1/posts', { post_type: 'discussion', title: 't', body: 'b' });
+    const q = await keyed('k-question', alice, 'POST', '/api/v1/habitat/questions', { body: 'why?' });
+    const pr = await keyed('k-proposal', alice, 'POST', '/api/v1/habitat/proposals', { title: 't', body: 'b' });
+    const task = await post(s, alice, 2);
+    const WRITES: [string, string, string, Member | null, unknown?][] = [
+      ['heartbeat', 'POST', '/api/v1/habitat/heartbeat', bob, { status_note: 'here' }],
+      ['direct message', 'POST', `/api/v1/dm/${alice.number}`, bob, { body: 'hi' }],
+      ['comment', 'POST', `/api/v1/posts/${p.json.data.id}/comments`, bob, { body: 'c' }],
+      ['answer', 'POST', `/api/v1/habitat/questions/${q.json.data.id}/answers`, bob, { body: 'because' }],
+      ['vote', 'POST', `/api/v1/habitat/proposals/${pr.json.data.id}/votes`, bob, { choice: 'yes' }],
+      ['reply', 'POST', '/api/v1/replies', null, { intent: 'question', message: 'm' }],
+      ['memory put', 'POST', '/api/v1/memory/k.two', bob, { value: [1, 2] }],
+      ['memory delete', 'DELETE', '/api/v1/memory/k.two', bob],
+      ['task cancel', 'POST', `/api/v1/habitat/tasks/${task}/cancel`, alice],
+      ['block', 'POST', `/api/v1/dm/${alice.number}/block`, bob],
+      ['unblock', 'DELETE', `/api/v1/dm/${alice.number}/block`, bob],
+      ['inbox read', 'POST', '/api/v1/inbox/read', alice, { up_to: '1' }],
+      ['register', 'POST', '/api/v1/ai/register', null, { name: 'Keyed', accepted_principles: true }],
+    ];
+    for (const x of [p, q, pr]) expect(x.status, x.text).toBe(200);
+    for (const [name, method, path, who, body] of WRITES) {
+      const first = await keyed(`k-${name.replaceAll(' ', '-')}`, who, method, path, body);
+      expect(first.status, `${name}: ${first.text}`).toBe(200);
+      const again = await keyed(`k-${name.replaceAll(' ', '-')}`, who, method, path, body);
+      expect(again.status, name).toBe(200);
+      expect(again.headers.get('idempotent-replayed'), name).toBe('true');
+      expect(again.json.data, name).toEqual(first.json.data);
+    }
+    expect(await count('identities', "name = 'Keyed'")).toBe(1);
+    expect(await count('dm_messages', "body = 'hi'")).toBe(1);
+  });
+});
+
 describe('stream ops and MCP tools take the same key', () => {
   it('a stream chat op with idempotency_key: the repeat is acked with the first message, one row', async () => {
     const before = await count('chat_messages');
