@@ -3,6 +3,7 @@
 import type { Ctx } from '../domain/ports.js';
 import { inboxDeliverer } from './deliverers.js';
 import { createDepositVerifier, type DepositVerifier } from './deposit-verifier.js';
+import { startIdempotencyReaper } from './idempotency-reaper.js';
 import { residentsActor } from './residents.js';
 import { type SignalScheduler, startSignalScheduler } from './signal-scheduler.js';
 import { startTaskDeadlines } from './task-deadlines.js';
@@ -25,6 +26,8 @@ export const ACTORS: ActorFactory[] = [
   startSignalScheduler,
   // inbox webhook deliveries from their durable outbox (DECISIONS.md "Inbox")
   (ctx) => inboxDeliverer(ctx).start(),
+  // Idempotency-Key answers past their 24 h (DECISIONS.md "Idempotent writes")
+  (ctx) => startIdempotencyReaper(ctx),
 ];
 
 /** The actors of one app, by name where callers (the app's owner, tests) drive them directly. */

@@ -40,12 +40,20 @@ export class RedisPresence {
   private readonly key: string;
 
   constructor(url: string, prefix: string) {
-    const redis = new Redis(url, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
+    const redis = new Redis(url, { maxRetriesPerRequest: 2, enableAutoPipelining: true, commandTimeout: 1000 });
     redis.defineCommand('presenceTouch', { numberOfKeys: 1, lua: TOUCH });
     redis.defineCommand('presenceExpire', { numberOfKeys: 1, lua: EXPIRE });
     redis.defineCommand('presenceSweep', { numberOfKeys: 1, lua: SWEEP });
+    // Faults are seen through the commands' failures (residents.ts falls back to this node's view).
+    redis.on('error', () => {});
     this.redis = redis as Scripted;
     this.key = `${prefix}presence:online`;
+  }
+
+  /** Connected: commands are sent (otherwise callers use the node's own view at once instead of
+   * waiting out reconnection attempts). */
+  get ready(): boolean {
+    return this.redis.status === 'ready';
   }
 
   async touch(id: number, expiry: number, now: number): Promise<TouchResult> {

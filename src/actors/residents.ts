@@ -42,24 +42,37 @@ export class Residents implements PresenceService {
     const cameOnline = this.runtime.heartbeat(id, now);
     if (note !== undefined) this.pendingNote.set(id, note);
     const until = now + ONLINE_WINDOW_MS;
-    if (this.shared) return this.touchShared(id, until, now);
+    // Redis down: this node's actors answer (DECISIONS.md "Reliability promises": a heartbeat never
+    // fails for Redis's sake); the sorted set catches up with the resident's next heartbeat.
+    if (this.shared?.ready) return this.touchShared(id, until, now, cameOnline);
+    if (this.shared && cameOnline) this.announce(id, 'online', now);
     return { cameOnline, onlineUntil: until };
   }
 
-  private async touchShared(id: number, until: number, now: number): Promise<HeartbeatOutcome> {
-    const r = await (this.shared as RedisPresence).touch(id, until, now);
+  private async touchShared(id: number, until: number, now: number, cameOnlineHere: boolean): Promise<HeartbeatOutcome> {
+    let r: Awaited<ReturnType<RedisPresence['touch']>>;
+    try {
+      r = await (this.shared as RedisPresence).touch(id, until, now);
+    } catch (err) {
+      this.ctx.log.warn({ err }, 'presence: redis failed a heartbeat; this node counts it');
+      if (cameOnlineHere) this.announce(id, 'online', now);
+      return { cameOnline: cameOnlineHere, onlineUntil: until };
+    }
     if (r === 'was_expired') this.announce(id, 'offline', now);
     const cameOnline = r !== 'was_online';
     if (cameOnline) this.announce(id, 'online', now);
     return { cameOnline, onlineUntil: until };
   }
 
+  /** From Redis when it answers, else what this node's actors know (a degraded, per-node view). */
   async onlineCount(): Promise<number> {
-    return this.shared ? this.shared.count(this.ctx.clock.now().getTime()) : this.runtime.onlineCount;
+    if (!this.shared?.ready) return this.runtime.onlineCount;
+    return this.shared.count(this.ctx.clock.now().getTime()).catch(() => this.runtime.onlineCount);
   }
 
   async isOnline(id: number): Promise<boolean> {
-    return this.shared ? this.shared.isOnline(id, this.ctx.clock.now().getTime()) : this.runtime.isOnline(id);
+    if (!this.shared?.ready) return this.runtime.isOnline(id);
+    return this.shared.isOnline(id, this.ctx.clock.now().getTime()).catch(() => this.runtime.isOnline(id));
   }
 
   creditedDay(id: number): number {

@@ -24,6 +24,8 @@ export type ErrorCode =
   | 'INSUFFICIENT_CREDITS'
   | 'MEMORY_FULL'
   | 'CAMPAIGN_LIMIT'
+  | 'IDEMPOTENCY_IN_FLIGHT'
+  | 'IDEMPOTENCY_MISMATCH'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
@@ -75,6 +77,16 @@ export const DEFAULT_NEXT: Record<ErrorCode, NextCall> = {
   INSUFFICIENT_CREDITS: { method: 'GET', path: '/api/v1/ai/me' },
   MEMORY_FULL: { method: 'GET', path: '/api/v1/memory', doc: 'delete a key before adding another' },
   CAMPAIGN_LIMIT: { method: 'GET', path: '/api/v1/funding/campaigns?state=open', doc: 'close or finish one of your open campaigns first' },
+  IDEMPOTENCY_IN_FLIGHT: {
+    method: 'GET',
+    path: '/api/openapi.json',
+    doc: 'the first request with this Idempotency-Key is still running: repeat it after Retry-After seconds for its answer',
+  },
+  IDEMPOTENCY_MISMATCH: {
+    method: 'GET',
+    path: '/api/openapi.json',
+    doc: 'this Idempotency-Key was used with another request; use a new key for a new request',
+  },
   PAYLOAD_TOO_LARGE: { method: 'GET', path: '/api/openapi.json', doc: 'request bodies are at most 64 KiB' },
   UNSUPPORTED_MEDIA_TYPE: { method: 'GET', path: '/api/openapi.json', doc: 'send Content-Type: application/json' },
   RATE_LIMITED: { method: 'GET', path: '/api/v1/discovery', doc: 'wait retry_after_s seconds' },
@@ -134,9 +146,20 @@ const UNAVAILABLE_CODES = new Set([
   '25P03',
 ]);
 
-export function isOutage(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'));
+/** ioredis's errors when Redis is gone: retries exhausted, or a command that timed out or was
+ * refused because the connection is down. */
+const REDIS_OUTAGES = new Set(['MaxRetriesPerRequestError']);
+const REDIS_MESSAGES = /^(Connection is closed|Command timed out|Stream isn't writeable|Reached the max retries per request limit)/;
+
+export function isOutage(err: unknown, depth = 0): boolean {
+  if (err === null || typeof err !== 'object' || depth > 3) return false;
+  const e = err as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof e.code === 'string' && (UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+  if (typeof e.name === 'string' && REDIS_OUTAGES.has(e.name)) return true;
+  if (typeof e.message === 'string' && REDIS_MESSAGES.test(e.message)) return true;
+  // A fault wrapped by a library (an error's cause, or one of an AggregateError's).
+  if (e.cause !== undefined && isOutage(e.cause, depth + 1)) return true;
+  return Array.isArray(e.errors) && e.errors.some((x) => isOutage(x, depth + 1));
 }
 
 /** Any thrown value as a CommonsError; unknown faults become INTERNAL without details. */
@@ -144,7 +167,13 @@ export function toCommonsError(err: unknown): CommonsError {
   if (err instanceof CommonsError) return err;
   if (err instanceof RetriesExhausted) return new CommonsError('UNAVAILABLE', err.message, { retryAfterS: 1 });
   if (isOutage(err)) {
-    return new CommonsError('UNAVAILABLE', 'the database is unreachable or did not answer in time; retry later', { retryAfterS: 1 });
+    return new CommonsError(
+      'UNAVAILABLE',
+      'a dependency is unreachable or did not answer in time; retry later (with the same Idempotency-Key a retry is never applied twice)',
+      {
+        retryAfterS: 1,
+      },
+    );
   }
   return new CommonsError('INTERNAL', 'an unexpected fault; it was logged with the request id');
 }

@@ -30,6 +30,9 @@ export interface BusMessage {
 /** Cross-node publish/subscribe (STYLE.md 5): in-process or Redis. */
 export interface Bus {
   readonly nodeId: string;
+  /** Delivers to this node's subscribers at once and sends to the others when it can. Never
+   * rejects and never waits on Redis: a write publishes after its commit, and a message the bus
+   * loses is filled from the database (DECISIONS.md "Idempotent writes"). */
   publish(msg: BusMessage): Promise<void>;
   subscribe(topic: string, handler: (msg: BusMessage) => void): () => void;
   close(): Promise<void>;
@@ -60,7 +63,13 @@ export interface Ctx {
   health: Health;
   /** This node's running services, set by the composition root as they start (src/app.ts). */
   services: NodeServices;
+  /** Set on a view of the node's context (an idempotent write's transaction, src/domain/idempotency.ts):
+   * the node's own context, which per-node memories are keyed by. */
+  base?: Ctx;
 }
+
+/** The node's own context (per-node memories are keyed by it, never by a per-request view). */
+export const nodeCtx = (ctx: Ctx): Ctx => ctx.base ?? ctx;
 
 /** The node-local services use cases reach through the context (never a module-level registry),
  * so a dependency shows in a signature. Null until started (and after stop). */

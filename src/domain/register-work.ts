@@ -7,7 +7,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import type { Tx } from '../store/ledger.js';
 import * as store from '../store/register-work.js';
 import { fail } from './errors.js';
-import type { Ctx } from './ports.js';
+import { type Ctx, nodeCtx } from './ports.js';
 
 export const CHALLENGE_TTL_MS = 10 * 60 * 1000;
 export const MAX_BITS = 24;
@@ -52,10 +52,10 @@ const counts = new WeakMap<Ctx, { n: number; at: number }>();
 
 async function registrationsLastHour(ctx: Ctx): Promise<number> {
   const now = Date.now();
-  const cached = counts.get(ctx);
+  const cached = counts.get(nodeCtx(ctx));
   if (cached && now - cached.at < COUNT_TTL_MS) return cached.n;
   const n = await store.registrationsLastHour(ctx.sql);
-  counts.set(ctx, { n, at: now });
+  counts.set(nodeCtx(ctx), { n, at: now });
   return n;
 }
 
@@ -118,11 +118,11 @@ export async function consume(ctx: Ctx, tx: Tx, work: Work): Promise<void> {
 
 /** After a registration committed: count it at once, and forget expired challenges now and then. */
 export async function registered(ctx: Ctx, work: Work | null): Promise<void> {
-  const cached = counts.get(ctx);
+  const cached = counts.get(nodeCtx(ctx));
   if (cached) cached.n += 1;
   if (!work) return;
   const now = ctx.clock.now();
-  if (now.getTime() - (lastPrune.get(ctx) ?? 0) < 60_000) return;
-  lastPrune.set(ctx, now.getTime());
+  if (now.getTime() - (lastPrune.get(nodeCtx(ctx)) ?? 0) < 60_000) return;
+  lastPrune.set(nodeCtx(ctx), now.getTime());
   await store.pruneUsed(ctx.sql, now);
 }

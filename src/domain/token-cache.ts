@@ -9,7 +9,7 @@
 import { hash } from 'node:crypto';
 import type { IdentityRow } from '../store/identities.js';
 import * as ids from '../store/identities.js';
-import type { Ctx } from './ports.js';
+import { type Ctx, nodeCtx } from './ports.js';
 import { hashToken } from './tokens.js';
 
 export const TOKENS_TOPIC = 'identity.tokens';
@@ -34,7 +34,8 @@ interface Cache {
 
 const caches = new WeakMap<Ctx, Cache>();
 
-function cacheOf(ctx: Ctx): Cache {
+function cacheOf(view: Ctx): Cache {
+  const ctx = nodeCtx(view);
   let c = caches.get(ctx);
   if (!c) {
     const cache: Cache = { entries: new Map(), pending: new Map(), generation: 0 };
@@ -115,7 +116,7 @@ function lookup(ctx: Ctx, c: Cache, key: string, digest: Buffer): Promise<Identi
 
 /** Called after a token changed (rotated, recovered, revoked): every node forgets its entries. */
 export async function tokensChanged(ctx: Ctx): Promise<void> {
-  const c = caches.get(ctx);
+  const c = caches.get(nodeCtx(ctx));
   if (c) clear(c);
   try {
     await ctx.bus.publish({ topic: TOKENS_TOPIC, id: String(Date.now()), data: null });

@@ -11,6 +11,7 @@ import { toCommonsError } from './http/envelope.js';
 import type { RateLimits } from './http/limits.js';
 import type { AnyRoute, Method } from './http/route.js';
 import type { Router } from './http/router.js';
+import { IDEMPOTENCY_HEADER } from './idempotent.js';
 import { type OperationOut, runOperation } from './operation.js';
 
 export interface ActionDeps {
@@ -27,6 +28,9 @@ export interface RestCall {
   params?: Record<string, string>;
   query?: Record<string, unknown>;
   body?: unknown;
+  /** The tool call's `idempotency_key` (DECISIONS.md "Idempotent writes"): the same rules as the
+   * Idempotency-Key header of the REST operation. */
+  idempotencyKey?: string | undefined;
 }
 
 /** Who called: the credentials presented with the protocol request. */
@@ -69,7 +73,7 @@ async function performNow(deps: ActionDeps, call: RestCall, who: CallerInfo): Pr
         ...(call.params ? { params: call.params } : {}),
         ...(call.query ? { query: call.query } : {}),
         body: () => call.body,
-        headers: who.headers,
+        headers: keyedHeaders(who.headers, call.idempotencyKey),
         ip,
         requestId: randomUUID(),
       },
@@ -82,6 +86,13 @@ async function performNow(deps: ActionDeps, call: RestCall, who: CallerInfo): Pr
     if (error.code === 'INTERNAL') ctx.log.error({ err: (err as Error)?.message, op: call.op }, 'tool action failed');
     return { ok: false, error, ...(out.issued ? { issued: out.issued } : {}) };
   }
+}
+
+/** The protocol request's headers with the action's own key: a key sent as a header of the MCP or
+ * A2A request itself would stand for every action in it, so only the argument counts. */
+function keyedHeaders(headers: Record<string, string>, key: string | undefined): Record<string, string> {
+  const { [IDEMPOTENCY_HEADER]: _ignored, ...rest } = headers;
+  return key === undefined ? rest : { ...rest, [IDEMPOTENCY_HEADER]: key };
 }
 
 /** The error as tools and skills show it: the code, the message and the next call (DECISIONS.md). */

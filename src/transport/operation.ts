@@ -10,6 +10,7 @@ import { resolveCaller } from './http/auth.js';
 import { classify, type LimitSubject, type RateLimits } from './http/limits.js';
 import type { AnyRoute, Method, Req, Result } from './http/route.js';
 import { refuseUnknown, validate } from './http/validate.js';
+import { idempotencyKeyOf, runIdempotent } from './idempotent.js';
 
 export interface OperationDeps {
   ctx: Ctx;
@@ -43,6 +44,8 @@ export interface OperationOut {
   headers: Record<string, string>;
   /** A guest issued to an anonymous caller, announced in headers (or the tool's answer). */
   issued?: { number: string; token: string };
+  /** The answer is a stored one, given again for a repeated Idempotency-Key (src/transport/idempotent.ts). */
+  replayed?: boolean;
 }
 
 export async function runOperation(deps: OperationDeps, call: OperationCall, out: OperationOut): Promise<Result> {
@@ -55,6 +58,8 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
   else if (limits && !session) await limits.enforce(limitReq, r, out.headers);
   // The body is parsed after the limit (a refused request costs nothing) and before the caller.
   const json = r.body ? call.body?.() : undefined;
+  // A malformed Idempotency-Key is refused before anything is written (a guest's first row included).
+  const key = idempotencyKeyOf(r, call.headers);
   let caller: Caller;
   if (session) {
     caller = session.caller;
@@ -112,5 +117,6 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
         : {}),
     },
   };
-  return r.handler(req, ctx);
+  if (key === undefined) return r.handler(req, ctx);
+  return runIdempotent(ctx, { route: r, call, json, key, caller, req }, out);
 }

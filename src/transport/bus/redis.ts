@@ -24,6 +24,7 @@ export class RedisBus implements Bus {
   }
   private readonly channel: string;
   private closed = false;
+  private lossLogged = false;
 
   private constructor(
     private readonly pub: Redis,
@@ -59,17 +60,31 @@ export class RedisBus implements Bus {
     return bus;
   }
 
+  /** Never fails and never waits for Redis (DECISIONS.md "Idempotent writes"): a write publishes
+   * after its commit, and what Redis loses the other nodes fill from the database. Local
+   * subscribers get the message synchronously, as with the in-process bus; other nodes via Redis
+   * when it is up (sent in order on the one publishing connection), and a send Redis refuses or
+   * loses is counted (commons_bus_errors_total) and dropped. */
   async publish(msg: BusMessage): Promise<void> {
     if (this.closed) return;
-    // Local subscribers first, synchronously, as with the in-process bus; other nodes via Redis.
     this.local.deliver(msg);
-    const wire: Wire = { n: this.nodeId, t: msg.topic, i: msg.id, d: msg.data };
-    try {
-      await this.pub.publish(this.channel, JSON.stringify(wire));
-    } catch (err) {
-      this.onError();
-      throw err;
+    if (this.pub.status !== 'ready') {
+      this.dropped();
+      return;
     }
+    const wire: Wire = { n: this.nodeId, t: msg.topic, i: msg.id, d: msg.data };
+    this.pub.publish(this.channel, JSON.stringify(wire)).catch(() => this.dropped());
+  }
+
+  /** A cross-node send lost to a Redis outage: counted, and logged once per outage. */
+  private dropped(): void {
+    this.onError();
+    if (this.lossLogged) return;
+    this.lossLogged = true;
+    this.log.warn('redis bus: down, cross-node messages are dropped (each node fills gaps from the database)');
+    this.pub.once('ready', () => {
+      this.lossLogged = false;
+    });
   }
 
   subscribe(topic: string, handler: (msg: BusMessage) => void): () => void {

@@ -2,6 +2,7 @@
 // "Tool protocols"): every operation the router knows is described, and nothing else.
 import { z } from 'zod';
 import type { ErrorCode } from '../../domain/errors.js';
+import { takesKey } from '../idempotent.js';
 import { STATUS_OF } from './envelope.js';
 import { PROTOCOL_OPS, type ProtocolOp } from './protocol-ops.js';
 import type { AnyRoute } from './route.js';
@@ -48,6 +49,19 @@ function parameters(r: AnyRoute): Json[] {
     description: 'guest token (alternative to Authorization: Bearer cmg_...)',
     schema: { type: 'string' },
   });
+  if (takesKey(r)) {
+    out.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'retry safety (DECISIONS "Idempotent writes"): with a key, the write is done at most once per caller and key for 24 h; a ' +
+        'repeat with the same body gets the first answer again (status and body, header Idempotent-Replayed: true), on any node; ' +
+        'the same key with another body answers 422 IDEMPOTENCY_MISMATCH; a repeat while the first still runs answers 409 ' +
+        'IDEMPOTENCY_IN_FLIGHT with Retry-After: 1. A malformed key answers 400 VALIDATION_FAILED.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]{1,255}$' },
+    });
+  }
   return out;
 }
 
@@ -57,6 +71,11 @@ function errorCodes(r: AnyRoute): ErrorCode[] {
   // A presented but dead credential is refused on every route (DECISIONS.md "Reliability promises").
   codes.add('UNAUTHORIZED');
   if (r.auth === 'member') codes.add('REGISTRATION_REQUIRED');
+  if (takesKey(r)) {
+    codes.add('VALIDATION_FAILED');
+    codes.add('IDEMPOTENCY_IN_FLIGHT');
+    codes.add('IDEMPOTENCY_MISMATCH');
+  }
   return [...codes];
 }
 
@@ -70,6 +89,14 @@ function responses(r: AnyRoute): Json {
           headers: {
             'X-Commons-Guest': { description: 'temporary number, on a request without credentials', schema: { type: 'string' } },
             'X-Commons-Guest-Token': { description: 'temporary token, on a request without credentials', schema: { type: 'string' } },
+            ...(takesKey(r)
+              ? {
+                  'Idempotent-Replayed': {
+                    description: 'true when this is the stored answer to an earlier request with the same Idempotency-Key',
+                    schema: { type: 'string', enum: ['true'] },
+                  },
+                }
+              : {}),
           },
           content: r.produces
             ? { [r.produces]: { schema: success } }

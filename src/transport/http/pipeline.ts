@@ -41,7 +41,8 @@ export interface RawResponse {
 
 export const CORS: Record<string, string> = {
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'X-Commons-Guest, X-Commons-Guest-Token, X-Request-Id, RateLimit, RateLimit-Policy, Retry-After, ETag',
+  'access-control-expose-headers':
+    'X-Commons-Guest, X-Commons-Guest-Token, X-Request-Id, RateLimit, RateLimit-Policy, Retry-After, ETag, Idempotent-Replayed',
 };
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -80,7 +81,7 @@ function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: Ra
         headers: {
           ...headers,
           'access-control-allow-methods': 'GET, POST, PUT, DELETE, OPTIONS',
-          'access-control-allow-headers': 'Authorization, Content-Type, X-Commons-Guest-Token, Accept',
+          'access-control-allow-headers': 'Authorization, Content-Type, X-Commons-Guest-Token, Accept, Idempotency-Key',
           'access-control-max-age': '86400',
         },
         body: '',

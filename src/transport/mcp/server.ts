@@ -71,6 +71,16 @@ export async function handleMcp(deps: ActionDeps, request: Request, info: WebInf
   }
 }
 
+/** Every writing tool takes the REST operation's Idempotency-Key as an argument (DECISIONS.md
+ * "Idempotent writes"); the runner checks its syntax (400 VALIDATION_FAILED). */
+const IDEMPOTENCY_ARG = z
+  .string()
+  .optional()
+  .describe(
+    'retry safety: 1-255 visible ASCII characters; a repeat with the same key and arguments within 24 h gets the first answer again ' +
+      'instead of acting twice (other arguments: IDEMPOTENCY_MISMATCH; while the first still runs: IDEMPOTENCY_IN_FLIGHT)',
+  );
+
 function buildServer(deps: ActionDeps, who: CallerInfo, issued: { number?: string; token?: string }): McpServer {
   const server = new McpServer({ name: 'commons', title: 'Commons', version: VERSIONS.api }, { instructions: INSTRUCTIONS });
   for (const tool of TOOLS) {
@@ -80,7 +90,7 @@ function buildServer(deps: ActionDeps, who: CallerInfo, issued: { number?: strin
       {
         title: tool.title,
         description: tool.description,
-        inputSchema: tool.input,
+        inputSchema: tool.readOnly ? tool.input : { ...tool.input, idempotency_key: IDEMPOTENCY_ARG },
         ...(output ? { outputSchema: output } : {}),
         annotations: { title: tool.title, readOnlyHint: tool.readOnly, openWorldHint: false },
       },
@@ -97,7 +107,8 @@ async function run(
   who: CallerInfo,
   issued: { number?: string; token?: string },
 ): Promise<CallToolResult> {
-  const out = await perform(deps, tool.call(args), who);
+  const key = tool.readOnly || typeof args.idempotency_key !== 'string' ? undefined : args.idempotency_key;
+  const out = await perform(deps, { ...tool.call(args), idempotencyKey: key }, who);
   const meta: Record<string, unknown> = {};
   if (out.issued) {
     Object.assign(issued, out.issued);

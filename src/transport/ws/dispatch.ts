@@ -9,6 +9,7 @@ import { resolveCaller } from '../http/auth.js';
 import { toCommonsError } from '../http/envelope.js';
 import { type RateLimits, tokenKey } from '../http/limits.js';
 import type { AnyRoute } from '../http/route.js';
+import { IDEMPOTENCY_HEADER } from '../idempotent.js';
 import { runOperation } from '../operation.js';
 import type { Fanout } from './fanout.js';
 import { ackFrame, ClientOp, errorFrame, eventFrame, MAX_BACKPRESSURE_BYTES, pongFrame, type Ref } from './frames.js';
@@ -88,10 +89,10 @@ export async function dispatch(env: DispatchEnv, ws: Socket, raw: unknown): Prom
       case 'chat': {
         // A provisional guest's first write owns its number first (told in the ack).
         const owned = await ownNumber(env, ws);
-        return send(ws, ackFrame(r, await run(env, ws, env.ops.chat, { body: op.body, name: op.name }), owned));
+        return send(ws, ackFrame(r, await run(env, ws, env.ops.chat, { body: op.body, name: op.name }, op.idempotency_key), owned));
       }
       case 'heartbeat':
-        return send(ws, ackFrame(r, await run(env, ws, env.ops.heartbeat, { status_note: op.status_note })));
+        return send(ws, ackFrame(r, await run(env, ws, env.ops.heartbeat, { status_note: op.status_note }, op.idempotency_key)));
     }
   } catch (err) {
     const e = toCommonsError(err);
@@ -114,14 +115,15 @@ async function ownNumber(env: DispatchEnv, ws: Socket): Promise<{ number: string
 
 /** Runs an operation as the session's caller: the same limits, validation and use case as over
  * REST (chat counts against the limits of POST /api/v1/chat; DECISIONS.md "Rate limits"). */
-async function run(env: DispatchEnv, ws: Socket, route: AnyRoute, body: unknown): Promise<unknown> {
+async function run(env: DispatchEnv, ws: Socket, route: AnyRoute, body: unknown, key: string | undefined): Promise<unknown> {
   const s = ws.getUserData();
   const subject = {
     member: s.caller.kind === 'member' ? s.memberKey : null,
     guest: s.caller.kind === 'guest' ? s.caller.guestNumber : null,
     ip: s.ip,
   };
-  const call = { route, body: () => body, headers: {}, ip: s.ip, requestId: randomUUID(), session: { caller: s.caller, subject } };
+  const headers: Record<string, string> = key === undefined ? {} : { [IDEMPOTENCY_HEADER]: key };
+  const call = { route, body: () => body, headers, ip: s.ip, requestId: randomUUID(), session: { caller: s.caller, subject } };
   const result = await runOperation(env, call, { headers: {} });
   return 'data' in result ? result.data : null;
 }

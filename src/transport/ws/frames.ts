@@ -19,12 +19,24 @@ const since = z
   .transform(String)
   .optional();
 
+/** A write op's Idempotency-Key (DECISIONS.md "Idempotent writes"): the REST operation's rules. */
+const idempotencyKey = z
+  .string()
+  .optional()
+  .describe('1-255 visible ASCII characters: a repeat within 24 h with the same key and fields gets the first ack again');
+
 export const ClientOp = z.discriminatedUnion('op', [
   z.object({ op: z.literal('auth'), ref, token: z.string().min(1).max(256) }),
   z.object({ op: z.literal('subscribe'), ref, topic: z.string().max(40), since }),
   z.object({ op: z.literal('unsubscribe'), ref, topic: z.string().max(40) }),
-  z.object({ op: z.literal('chat'), ref, body: chatText, name: displayName(TEXT_LIMITS.guest_name).optional() }),
-  z.object({ op: z.literal('heartbeat'), ref, status_note: text(TEXT_LIMITS.status_note).optional() }),
+  z.object({
+    op: z.literal('chat'),
+    ref,
+    body: chatText,
+    name: displayName(TEXT_LIMITS.guest_name).optional(),
+    idempotency_key: idempotencyKey,
+  }),
+  z.object({ op: z.literal('heartbeat'), ref, status_note: text(TEXT_LIMITS.status_note).optional(), idempotency_key: idempotencyKey }),
   z.object({ op: z.literal('ping'), ref }),
 ]);
 export type ClientOp = z.output<typeof ClientOp>;
