@@ -79,6 +79,11 @@ function errorCodes(r: AnyRoute): ErrorCode[] {
   return [...codes];
 }
 
+const alternatives = (r: AnyRoute): Json =>
+  Object.fromEntries(
+    Object.entries(r.alsoProduces ?? {}).map(([type, description]) => [type, { schema: { type: 'string', description } }]),
+  );
+
 function responses(r: AnyRoute): Json {
   const success = r.response ? strip(outputSchemaOf(r.response)) : {};
   const out: Json = r.switchesTo
@@ -99,7 +104,7 @@ function responses(r: AnyRoute): Json {
               : {}),
           },
           content: r.produces
-            ? { [r.produces]: { schema: success } }
+            ? { [r.produces]: { schema: success }, ...alternatives(r) }
             : r.raw
               ? { 'application/json': { schema: success } }
               : {

@@ -89,6 +89,8 @@ export interface RouteDef<
   raw?: boolean;
   /** Media type of a raw answer that is not JSON (text, XML), for the OpenAPI document. */
   produces?: string;
+  /** Other media types the 200 may answer with (text documents), each with what it says. */
+  alsoProduces?: Record<string, string>;
   /** Answers with a page (a `page` result) that carries an ETag: documented with 304 like raw GETs. */
   etag?: boolean;
   /** A protocol upgrade endpoint (e.g. `websocket`): documented with 101 instead of 200. */

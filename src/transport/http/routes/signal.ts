@@ -81,6 +81,7 @@ export const signalRoutes = [
     summary: 'NIP-11 document of the read-only Nostr relay (send Accept: application/nostr+json; WebSocket on the same path)',
     tags: ['signal'],
     produces: 'application/nostr+json',
+    alsoProduces: { 'text/plain': 'without Accept: application/nostr+json: a line saying how to connect' },
     response: z.looseObject({ name: z.string(), pubkey: z.string(), supported_nips: z.array(z.number()) }),
     handler: async (req, ctx) => {
       if (!(req.headers.accept ?? '').includes('application/nostr+json')) {
