@@ -4,9 +4,9 @@
 // together: with the audit insert made to fail, nothing of the change remains.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows, idOf } from '../helpers/db.js';
+import { OPERATOR_TOKEN as OP } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 
-const OP = 'operator-queue-token-0123456789';
 let s: TestServer;
 beforeAll(async () => {
   s = await startTestServer({ OPERATOR_TOKEN: OP });
