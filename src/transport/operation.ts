@@ -7,7 +7,7 @@ import { fail } from '../domain/errors.js';
 import type { GuestIssuer } from '../domain/guests.js';
 import type { Ctx } from '../domain/ports.js';
 import { checkCredential } from './credential.js';
-import { bearerOf, resolveCaller } from './http/auth.js';
+import { presentedToken, resolveCaller } from './http/auth.js';
 import { classify, type LimitSubject, type RateLimits } from './http/limits.js';
 import type { AnyRoute, Method, Req, Result } from './http/route.js';
 import { validate } from './http/validate.js';
@@ -71,7 +71,7 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
       ...(r.issuesGuest === false ? { issueGuest: false } : {}),
     };
     // The HTTP limits above already refused an unknown token of an address over budget.
-    const presented = { token: bearerOf(call.headers), ip: call.ip, gate: false };
+    const presented = { token: presentedToken(call.headers), ip: call.ip, gate: false };
     const resolved = await checkCredential(limits, presented, () => resolveCaller(ctx, deps.guests, call.headers, r.auth, opts));
     caller = resolved.caller;
     if (resolved.issued) out.issued = resolved.issued;

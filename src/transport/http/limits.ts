@@ -11,7 +11,7 @@ import { CommonsError } from '../../domain/errors.js';
 import type { Ctx } from '../../domain/ports.js';
 import { TOKEN_ISSUED_TOPIC, TOKENS_TOPIC, type TokenChange } from '../../domain/token-cache.js';
 import { GUEST_PREFIX, hashToken, MEMBER_PREFIX, safeEqual, tokenKeyOfHash, verifyGuestToken } from '../../domain/tokens.js';
-import { bearerOf } from './auth.js';
+import { presentedToken } from './auth.js';
 import type { AnyRoute, LimitClass } from './route.js';
 
 export type { LimitClass };
@@ -155,15 +155,16 @@ export class RateLimits {
 
   /** Who a request is, for counting: the operator (not limited), a member token's key, a guest. */
   private subjectOf(req: LimitRequest, cls: LimitClass): LimitSubject | 'operator' {
-    const bearer = bearerOf(req.headers);
+    // Whichever header carries it, as the caller's resolution takes it (auth.ts).
+    const token = presentedToken(req.headers);
     const operator = this.ctx.config.operatorToken;
     // The operator is not limited; a wrong operator token is (it is counted like any other caller).
-    if (operator && bearer && safeEqual(bearer, operator)) return 'operator';
-    const member = bearer?.startsWith(MEMBER_PREFIX) ? tokenKey(bearer) : null;
+    if (operator && token && safeEqual(token, operator)) return 'operator';
+    const member = token?.startsWith(MEMBER_PREFIX) ? tokenKey(token) : null;
     const verified = member !== null && this.verifiedKeys.has(member);
-    const stranger = bearer !== null && member === null && !bearer.startsWith(GUEST_PREFIX);
+    const stranger = token !== null && member === null && !token.startsWith(GUEST_PREFIX);
     // Guests are told apart only for chat; other classes never verify a guest token.
-    const guestToken = cls === 'chat' ? (bearer ?? req.headers['x-commons-guest-token']) : undefined;
+    const guestToken = cls === 'chat' ? (token ?? undefined) : undefined;
     const guest = guestToken?.startsWith(GUEST_PREFIX)
       ? verifyGuestToken(this.ctx.secret, guestToken, Math.floor(this.ctx.clock.now().getTime() / 1000))
       : null;
@@ -238,7 +239,7 @@ export class RateLimits {
   /** Counts the request; sets the headers; throws RATE_LIMITED when any of its limits is spent. */
   async enforce(req: LimitRequest, route: AnyRoute | undefined, headers: Record<string, string>): Promise<void> {
     const cls = classify(req.method, route);
-    if (cls === 'none' && !req.headers.authorization) return;
+    if (cls === 'none' && presentedToken(req.headers) === null) return;
     const who = this.subjectOf(req, cls);
     if (who === 'operator') return;
     // Also on routes of no class (/metrics): a guess at a token is a guess wherever it is made.

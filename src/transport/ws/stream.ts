@@ -10,7 +10,7 @@ import type { GuestIssuer } from '../../domain/guests.js';
 import type { Ctx } from '../../domain/ports.js';
 import { formatGuest, formatMember, hashToken, MEMBER_PREFIX, tokenKeyOfHash } from '../../domain/tokens.js';
 import { checkCredential } from '../credential.js';
-import { bearerOf, resolveCaller } from '../http/auth.js';
+import { bearerOf, presentedToken, resolveCaller } from '../http/auth.js';
 import { clientAddress } from '../http/client-ip.js';
 import { errorBody, STATUS_OF, statusLine, toCommonsError } from '../http/envelope.js';
 import { ipKey, type RateLimits } from '../http/limits.js';
@@ -147,10 +147,11 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
       return;
     }
     const bearer = bearerOf(headers);
+    const presented = presentedToken(headers);
     // A member session keeps its token's hash (never the token): each op that acts checks it
     // (dispatch.ts), and a token change names the sessions to end by its key (session-end.ts).
     const session = (caller: Caller, issued: Session['issued'], provisional: boolean): Session => {
-      const c: Caller = caller.kind === 'member' && bearer ? { ...caller, tokenHash: hashToken(bearer) } : caller;
+      const c: Caller = caller.kind === 'member' && presented ? { ...caller, tokenHash: hashToken(presented) } : caller;
       return newSession(encoding, c, issued, provisional, ip, c.kind === 'member' && c.tokenHash ? tokenKeyOfHash(c.tokenHash) : null);
     };
     // A connection with no credential watches as the provisional guest of its address, as an
@@ -173,8 +174,8 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     // with `auth`.
     // A member token is checked in the database (not the read cache): a session outlives a read.
     // The same bad-token budget as over HTTP (src/transport/credential.ts).
-    const resolve = () => resolveCaller(ctx, deps.guests, headers, 'none', { read: !bearer?.startsWith(MEMBER_PREFIX), address: ip });
-    checkCredential(deps.limits, { token: bearer, ip, gate: true }, resolve).then(
+    const resolve = () => resolveCaller(ctx, deps.guests, headers, 'none', { read: !presented?.startsWith(MEMBER_PREFIX), address: ip });
+    checkCredential(deps.limits, { token: presented, ip, gate: true }, resolve).then(
       ({ caller, issued, provisional }) => {
         if (aborted) return;
         if (closing) return refuse(res, 503, 'UNAVAILABLE');
