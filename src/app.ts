@@ -8,7 +8,7 @@ import type { Config } from './config.js';
 import { openChatRoom } from './domain/chat.js';
 import { GuestIssuer } from './domain/guests.js';
 import { HeartbeatRows, sessionHeartbeat } from './domain/habitat.js';
-import { openTokenChecks } from './domain/identity.js';
+import { openTokenChecks, validTokenKeys } from './domain/identity.js';
 import { openMemoryWrites } from './domain/memory.js';
 import { type Bus, type Clock, type Ctx, type Health, noServices, systemClock } from './domain/ports.js';
 import { createLogger, type Logger } from './log.js';
@@ -21,7 +21,7 @@ import { LocalBus } from './transport/bus/local.js';
 import { RedisBus } from './transport/bus/redis.js';
 import { createFastRead, type FastRead } from './transport/http/fast-read.js';
 import { answerHead } from './transport/http/head.js';
-import { parsePolicies, RateLimits } from './transport/http/limits.js';
+import { parsePolicies, RateLimits, VERIFIED_KEYS } from './transport/http/limits.js';
 import { PromMetrics } from './transport/http/metrics.js';
 import { createPipeline } from './transport/http/pipeline.js';
 import { Router } from './transport/http/router.js';
@@ -116,6 +116,10 @@ export async function startApp(opts: AppOptions): Promise<App> {
         (token) => guests.claimOf(token),
       )
     : undefined;
+
+  // A starting node knows its members' current tokens, so a budget strangers spend from a shared
+  // address never locks them out, also right after a restart (docs/security.md "A shared address").
+  if (limits) limits.know(await validTokenKeys(ctx, VERIFIED_KEYS));
 
   const router = new Router();
   for (const r of allRoutes()) router.add(r);

@@ -23,6 +23,9 @@ const list = z
       .filter((s) => s.length > 0),
   );
 
+/** The shortest operator token the service starts with. */
+export const OPERATOR_TOKEN_MIN = 32;
+
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('127.0.0.1'),
@@ -52,6 +55,12 @@ const EnvSchema = z.object({
   DEPOSIT_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
   NOSTR_RELAYS: list,
   NOSTR_SECRET_KEY: optionalString,
+  // Added (docs/security.md "A flood of connections"): the read-only relay at /nostr, while rate
+  // limits are on: open connections per address (IPv6: its /64) per node, and each connection's
+  // REQ budget (a burst, refilled per minute).
+  NOSTR_RELAY_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(16),
+  NOSTR_RELAY_REQ_BURST: z.coerce.number().int().min(1).max(100_000).default(20),
+  NOSTR_RELAY_REQS_PER_MINUTE: z.coerce.number().int().min(1).max(6_000_000).default(120),
   ETH_RPC_URL: optionalString,
   ETH_CHAIN_ID: z.coerce.number().int().nonnegative().default(1),
   ETH_MIN_CONFIRMATIONS: z.coerce.number().int().nonnegative().default(12),
@@ -59,7 +68,11 @@ const EnvSchema = z.object({
   BTC_MIN_CONFIRMATIONS: z.coerce.number().int().nonnegative().default(2),
   TREASURY_ETH_ADDRESS: optionalString,
   TREASURY_BTC_ADDRESS: optionalString,
-  OPERATOR_TOKEN: optionalString,
+  // At least 32 characters (docs/security.md "The operator token"): the operator API and /metrics
+  // open to it, and a short one can be guessed from many addresses.
+  OPERATOR_TOKEN: optionalString.refine((v) => v === undefined || v.length >= OPERATOR_TOKEN_MIN, {
+    message: `must be at least ${OPERATOR_TOKEN_MIN} characters (e.g. openssl rand -base64 32); unset it to keep the operator API closed`,
+  }),
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   RATE_LIMIT_POLICY: optionalString,
   ALLOW_PRIVATE_CALLBACKS: flag,
@@ -106,6 +119,8 @@ export interface Config {
   depositLeaseMs: number;
   nostrRelays: string[];
   nostrSecretKey: string | undefined;
+  /** The relay's limits (src/transport/nostr/relay.ts), applied while `rateLimits` is on. */
+  nostrRelay: { connectionsPerAddress: number; reqBurst: number; reqsPerMinute: number };
   eth: { rpcUrl: string | undefined; chainId: number; minConfirmations: number };
   btc: { esploraUrl: string | undefined; minConfirmations: number };
   treasury: { eth: string | undefined; btc: string | undefined };
@@ -167,6 +182,12 @@ function allowedOrigins(v: string | undefined): string[] | null {
     });
 }
 
+/** A configuration error as one line per variable, for stderr at start. */
+export function describeConfigError(err: unknown): string {
+  if (err instanceof z.ZodError) return err.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`).join('\n');
+  return err instanceof Error ? err.message : String(err);
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const e = EnvSchema.parse(env);
   return {
@@ -186,6 +207,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     depositLeaseMs: e.DEPOSIT_LEASE_MS,
     nostrRelays: e.NOSTR_RELAYS,
     nostrSecretKey: e.NOSTR_SECRET_KEY,
+    nostrRelay: {
+      connectionsPerAddress: e.NOSTR_RELAY_CONNECTIONS_PER_ADDRESS,
+      reqBurst: e.NOSTR_RELAY_REQ_BURST,
+      reqsPerMinute: e.NOSTR_RELAY_REQS_PER_MINUTE,
+    },
     eth: { rpcUrl: e.ETH_RPC_URL, chainId: e.ETH_CHAIN_ID, minConfirmations: e.ETH_MIN_CONFIRMATIONS },
     btc: { esploraUrl: e.BTC_ESPLORA_URL, minConfirmations: e.BTC_MIN_CONFIRMATIONS },
     treasury: { eth: e.TREASURY_ETH_ADDRESS, btc: e.TREASURY_BTC_ADDRESS },

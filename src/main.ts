@@ -7,10 +7,17 @@
 // service's modules (~0.4 s of imports) load meanwhile on the main thread.
 
 import { openAppStore } from './app-store.js';
-import { loadConfig } from './config.js';
+import { type Config, describeConfigError, loadConfig } from './config.js';
 import { createLogger } from './log.js';
 
-const config = loadConfig();
+let config: Config;
+try {
+  config = loadConfig();
+} catch (err) {
+  // A configuration the service cannot run with refuses the start, saying which variable and why.
+  process.stderr.write(`commons: invalid configuration, not starting:\n${describeConfigError(err)}\n`);
+  process.exit(2);
+}
 const log = createLogger(config.logLevel);
 const store = openAppStore(config, log);
 store.catch(() => {}); // reported by startApp below, which awaits the same promise

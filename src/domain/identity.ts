@@ -12,8 +12,8 @@ import { UNTRUSTED } from './caller.js';
 import { CommonsError, fail, isOutage } from './errors.js';
 import type { Ctx } from './ports.js';
 import * as work from './register-work.js';
-import { tokensChanged } from './token-cache.js';
-import { formatMember, hashToken, newInviteCode, newMemberToken } from './tokens.js';
+import { tokenIssued, tokensChanged } from './token-cache.js';
+import { formatMember, hashToken, newInviteCode, newMemberToken, tokenKeyOfHash } from './tokens.js';
 
 export interface RegisterInput {
   name: string;
@@ -74,6 +74,7 @@ export async function register(ctx: Ctx, input: RegisterInput, caller: Caller): 
     return { identity, carried };
   });
   await work.registered(ctx, proof);
+  await tokenIssued(ctx, hash);
 
   const base = ctx.publicUrl();
   return {
@@ -103,8 +104,25 @@ export async function register(ctx: Ctx, input: RegisterInput, caller: Caller): 
  * never into the one in flight, so each answer was read after its request asked.
  */
 export async function resolveMemberToken(ctx: Ctx, token: string): Promise<IdentityRow | null> {
+  return memberOfTokenHash(ctx, hashToken(token));
+}
+
+/** The member a stored token hash names now (a stream session's check before each op that acts). */
+export async function memberOfTokenHash(ctx: Ctx, hash: Buffer): Promise<IdentityRow | null> {
   const checks = ctx.services.tokenChecks;
-  return checks ? checks.submit(hashToken(token)) : ids.findByTokenHash(ctx.sql, hashToken(token));
+  return checks ? checks.submit(hash) : ids.findByTokenHash(ctx.sql, hash);
+}
+
+/** The members stored token hashes name now, in order (null where none): the stream's periodic
+ * re-check of its sessions, one query for all of them. */
+export async function memberOfTokenHashes(ctx: Ctx, hashes: Buffer[]): Promise<(IdentityRow | null)[]> {
+  return ids.findByTokenHashes(ctx.sql, hashes);
+}
+
+/** The keys (`tokenKeyOfHash`) of the member tokens valid now, the most recently active members'
+ * first: a starting node's rate limits know them before the members call (docs/security.md). */
+export async function validTokenKeys(ctx: Ctx, limit: number): Promise<string[]> {
+  return (await ids.recentTokenHashes(ctx.sql, limit)).map(tokenKeyOfHash);
 }
 
 /** Starts this node's grouped token checks (the composition root calls it once). Under load,
@@ -133,7 +151,7 @@ export async function authenticate(ctx: Ctx, member: IdentityRow) {
 export async function rotateToken(ctx: Ctx, member: IdentityRow) {
   const { token, hash } = newMemberToken();
   await ids.replaceTokenHash(ctx.sql, member.id, hash);
-  await tokensChanged(ctx);
+  await tokensChanged(ctx, { identity_id: member.id, keep: tokenKeyOfHash(hash), reason: 'token rotated' });
   return {
     registration_number: formatMember(member.id),
     api_token: token,

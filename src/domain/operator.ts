@@ -59,9 +59,6 @@ export async function setVerification(
   });
 }
 
-/** Bus topic on which a revocation is announced, so every node ends that identity's stream sessions. */
-export const REVOKED_TOPIC = 'identity-revoked';
-
 export async function revokeToken(ctx: Ctx, id: number, reason: string | undefined, requestId: string) {
   const at = ctx.clock.now();
   const out = await ctx.sql.begin(async (tx) => {
@@ -79,9 +76,8 @@ export async function revokeToken(ctx: Ctx, id: number, reason: string | undefin
     });
     return { registration_number: formatMember(id), revoked, revoked_at: at.toISOString() };
   });
-  // Sessions opened with the revoked token would otherwise keep member-only topics (tasks, workroom).
-  await ctx.bus.publish({ topic: REVOKED_TOPIC, id: out.registration_number, data: { identity_id: id } });
-  await tokensChanged(ctx);
+  // Every node forgets the token and ends the sessions it opened (they would keep member topics).
+  await tokensChanged(ctx, { identity_id: id, keep: null, reason: 'token revoked' });
   return out;
 }
 

@@ -10,7 +10,7 @@ import { burnNonce, insertNonce } from '../store/recovery.js';
 import { CommonsError, fail } from './errors.js';
 import type { Ctx } from './ports.js';
 import { tokensChanged } from './token-cache.js';
-import { formatMember, newMemberToken } from './tokens.js';
+import { formatMember, newMemberToken, tokenKeyOfHash } from './tokens.js';
 
 export const NONCE_TTL_MS = 5 * 60 * 1000;
 
@@ -72,9 +72,9 @@ export async function recover(ctx: Ctx, id: number, nonce: string, signature: st
     const { token, hash } = newMemberToken();
     await ids.replaceTokenHash(tx, id, hash);
     await writeAudit(tx, { actor: number, action: 'identity.token_recovered', targetType: 'ai', targetId: number, requestId, at });
-    return { kind: 'ok' as const, token };
+    return { kind: 'ok' as const, token, hash };
   });
-  if (outcome.kind === 'ok') await tokensChanged(ctx);
+  if (outcome.kind === 'ok') await tokensChanged(ctx, { identity_id: id, keep: tokenKeyOfHash(outcome.hash), reason: 'token recovered' });
   switch (outcome.kind) {
     case 'missing':
       return fail('NOT_FOUND', `no identity ${number}`);

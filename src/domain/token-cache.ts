@@ -10,9 +10,11 @@ import { hash } from 'node:crypto';
 import type { IdentityRow } from '../store/identities.js';
 import * as ids from '../store/identities.js';
 import { type Ctx, nodeCtx } from './ports.js';
-import { hashToken } from './tokens.js';
+import { hashToken, tokenKeyOfHash } from './tokens.js';
 
 export const TOKENS_TOPIC = 'identity.tokens';
+/** A member token was issued (registration): every node's rate limits know it as valid. */
+export const TOKEN_ISSUED_TOPIC = 'identity.token-issued';
 export const TOKEN_CACHE_MS = 2000;
 const MAX_ENTRIES = 50_000;
 
@@ -114,14 +116,36 @@ function lookup(ctx: Ctx, c: Cache, key: string, digest: Buffer): Promise<Identi
   return p;
 }
 
-/** Called after a token changed (rotated, recovered, revoked): every node forgets its entries. */
-export async function tokensChanged(ctx: Ctx): Promise<void> {
+/** What a token change tells every node (bus topic TOKENS_TOPIC): whose token changed, the key
+ * (`tokenKeyOfHash`) of the one token of that identity still valid (null: none), and why. The
+ * stream ends every session of that identity opened with another token (DECISIONS.md "Identities
+ * and numbers": rotation, recovery and revocation end the old token's sessions on every node). */
+export interface TokenChange {
+  identity_id: number;
+  keep: string | null;
+  reason: 'token rotated' | 'token recovered' | 'token revoked';
+}
+
+/** Called after a token changed (rotated, recovered, revoked): every node forgets its entries and
+ * ends the sessions the old token opened. */
+export async function tokensChanged(ctx: Ctx, change: TokenChange | null = null): Promise<void> {
   const c = caches.get(nodeCtx(ctx));
   if (c) clear(c);
   try {
-    await ctx.bus.publish({ topic: TOKENS_TOPIC, id: String(Date.now()), data: null });
+    await ctx.bus.publish({ topic: TOKENS_TOPIC, id: String(Date.now()), data: change });
   } catch (err) {
     // Other nodes still look the token up again within TOKEN_CACHE_MS, and refuse it on writes.
     ctx.log.warn({ err }, 'tokens: publishing the change to the bus failed');
+  }
+}
+
+/** Called after a registration issued a token: every node learns its key (never the token), so
+ * the member's first call on any node is not taken for a stranger's (docs/security.md). */
+export async function tokenIssued(ctx: Ctx, hash: Buffer): Promise<void> {
+  try {
+    await ctx.bus.publish({ topic: TOKEN_ISSUED_TOPIC, id: String(Date.now()), data: { key: tokenKeyOfHash(hash) } });
+  } catch (err) {
+    // The member's token is still looked up on other nodes (at the probe's rate when over budget).
+    ctx.log.warn({ err }, 'tokens: publishing an issued token to the bus failed');
   }
 }

@@ -25,6 +25,10 @@ export function newMemberToken(): { token: string; hash: Buffer } {
 
 export const hashToken = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
 
+/** The key a member token is known by in counters and session records: the first 22 base64url
+ * characters (132 bits) of its stored hash, never the token itself. */
+export const tokenKeyOfHash = (hash: Buffer): string => hash.toString('base64url').slice(0, 22);
+
 export function newInviteCode(): string {
   // 10 characters of Crockford-like base32: easy to read aloud and to type.
   const alphabet = 'abcdefghjkmnpqrstvwxyz23456789';

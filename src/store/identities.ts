@@ -94,6 +94,14 @@ export async function recordVisit(sql: Sql, id: number, at: Date, zhoLevel: stri
   return rows[0] ?? null;
 }
 
+/** The stored hashes of valid member tokens, the most recently active members first. */
+export async function recentTokenHashes(sql: Tx, limit: number): Promise<Buffer[]> {
+  const rows = await sql<{ h: Buffer }[]>`
+    SELECT token_hash AS h FROM identities WHERE token_hash IS NOT NULL
+     ORDER BY GREATEST(last_heartbeat_at, last_visit_at, joined_at) DESC NULLS LAST, id DESC LIMIT ${limit}`;
+  return rows.map((r) => r.h);
+}
+
 export async function replaceTokenHash(sql: Tx, id: number, hash: Buffer | null): Promise<void> {
   await sql`UPDATE identities SET token_hash = ${hash} WHERE id = ${id}`;
 }

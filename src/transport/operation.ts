@@ -3,10 +3,11 @@
 // one, counted against the address), precheck, validation of params, query and body, handler.
 // The transports differ only in how a request arrives and how the result or error is written.
 import type { Caller } from '../domain/caller.js';
-import { CommonsError, fail } from '../domain/errors.js';
+import { fail } from '../domain/errors.js';
 import type { GuestIssuer } from '../domain/guests.js';
 import type { Ctx } from '../domain/ports.js';
-import { resolveCaller } from './http/auth.js';
+import { checkCredential } from './credential.js';
+import { presentedToken, resolveCaller } from './http/auth.js';
 import { classify, type LimitSubject, type RateLimits } from './http/limits.js';
 import type { AnyRoute, Method, Req, Result } from './http/route.js';
 import { refuseUnknown, validate } from './http/validate.js';
@@ -74,12 +75,10 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
       tokenInWrite: r.tokenInWrite === true,
       ...(r.issuesGuest === false ? { issueGuest: false } : {}),
     };
-    const resolved = await resolveCaller(ctx, deps.guests, call.headers, r.auth, opts).catch(async (err: unknown) => {
-      if (err instanceof CommonsError && err.code === 'UNAUTHORIZED') await limits?.countFailedToken(limitReq);
-      throw err;
-    });
+    // The HTTP limits above already refused an unknown token of an address over budget.
+    const presented = { token: presentedToken(call.headers), ip: call.ip, gate: false };
+    const resolved = await checkCredential(limits, presented, () => resolveCaller(ctx, deps.guests, call.headers, r.auth, opts));
     caller = resolved.caller;
-    if (caller.kind === 'member') limits?.markVerified(call.headers);
     if (resolved.issued) out.issued = resolved.issued;
     if (resolved.claimed && cls === 'chat' && caller.kind === 'guest') await limits?.chargeGuest(caller.guestNumber);
   }

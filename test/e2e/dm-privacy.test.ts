@@ -8,10 +8,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows } from '../helpers/db.js';
 import { callTool, mcpClient } from '../helpers/mcp.js';
+import { OPERATOR_TOKEN as OP } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 import { StreamClient } from '../helpers/stream.js';
 
-const OP = 'dm-privacy-operator-token-0123456789';
 const SECRET = `whisper-${randomBytes(6).toString('hex')}`;
 const REPLY = `answer-${randomBytes(6).toString('hex')}`;
 let s: TestServer;

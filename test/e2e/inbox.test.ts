@@ -3,9 +3,9 @@
 // nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows, idOf } from '../helpers/db.js';
+import { OPERATOR_TOKEN as OP } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 
-const OP = 'inbox-test-operator-token-0123456789';
 let s: TestServer;
 type Member = { registration_number: string; api_token: string };
 let alice: Member;

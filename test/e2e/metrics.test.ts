@@ -8,9 +8,9 @@ import type { Residents } from '../../src/actors/residents.js';
 import { presenceOf } from '../../src/domain/presence.js';
 import { idOf } from '../helpers/db.js';
 import { sample, scrape as scrapeOf } from '../helpers/metrics.js';
+import { OPERATOR_TOKEN as OP } from '../helpers/operator.js';
 import { call, register, startTestServer, type TestServer } from '../helpers/server.js';
 
-const OP = 'metrics-operator-token';
 let s: TestServer;
 beforeAll(async () => {
   // Listening on every interface lets a request arrive from a non-loopback address below.

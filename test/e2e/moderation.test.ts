@@ -4,10 +4,10 @@
 // writing under it answers 404 with nothing written, and its row is still in the table.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDue } from '../../src/domain/task-deadlines.js';
+import { OPERATOR_TOKEN as OP } from '../helpers/operator.js';
 import { register, startTestServer, TestClock, type TestServer } from '../helpers/server.js';
 import { fingerprint, type Member, me, member } from '../helpers/tasks.js';
 
-const OP = 'moderation-operator-token-0123';
 const clock = new TestClock();
 let s: TestServer;
 let author: Member;

@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectServerErrors } from '../helpers/contract-gate.js';
 import { countRows, idOf } from '../helpers/db.js';
+import { OPERATOR_TOKEN as OP } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 
-const OP = 'operator-queue-token-0123456789';
 let s: TestServer;
 beforeAll(async () => {
   s = await startTestServer({ OPERATOR_TOKEN: OP });

@@ -2,9 +2,9 @@
 // every action audited in an append-only log, verification, revocation, hiding, disbursements.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows, idOf } from '../helpers/db.js';
+import { OPERATOR_TOKEN as OP } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 
-const OP = 'operator-token-for-tests-0123456789';
 let s: TestServer;
 beforeAll(async () => {
   s = await startTestServer({ OPERATOR_TOKEN: OP });

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ARTIFACTS, collectErrors, type DropProxy, dropProxy, launchChromium } from '../helpers/browser.js';
+import { OPERATOR_TOKEN as OP } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 
 const XSS = '<img src=x onerror=alert(1)>';
-const OP = 'page-operator-token-0123456789';
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let s: TestServer;

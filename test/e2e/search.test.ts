@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RANKED_PER_TYPE } from '../../src/store/search.js';
 import { countRows } from '../helpers/db.js';
 import { callTool, mcpClient } from '../helpers/mcp.js';
+import { OPERATOR_TOKEN as OP } from '../helpers/operator.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { type Member, member } from '../helpers/tasks.js';
 
-const OP = 'search-operator-token-0123456';
 let s: TestServer;
 let ann: Member;
 let bob: Member;

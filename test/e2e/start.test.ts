@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '../helpers/process.js';
 import { call } from '../helpers/server.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'commons-start-'));
@@ -63,4 +64,21 @@ describe('npm start', () => {
     expect(out).toContain('"msg":"stopped"');
     expect(() => process.kill(pid, 0)).toThrow();
   }, 120_000);
+});
+
+describe('an operator token too short to keep (docs/security.md "The operator token")', () => {
+  it('refuses to start: a clear line on stderr naming OPERATOR_TOKEN, exit 2, nothing listening', async () => {
+    const short = 'x'.repeat(31);
+    const p = run(process.execPath, ['dist/main.js'], { env: { ...(cleanEnv() as Record<string, string>), OPERATOR_TOKEN: short } });
+    let stderr = '';
+    p.child.stderr?.on('data', (b: Buffer) => {
+      stderr += b.toString();
+    });
+    expect(await p.exited).toBe(2);
+    expect(stderr).toContain('commons: invalid configuration, not starting');
+    expect(stderr).toContain('OPERATOR_TOKEN: must be at least 32 characters');
+    // The token itself is never printed.
+    expect(p.output()).not.toContain(short);
+    expect(p.output()).not.toContain('commons listening');
+  }, 60_000);
 });

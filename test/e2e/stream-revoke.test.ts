@@ -4,10 +4,9 @@
 // keeps receiving them. With DATABASE_URL and REDIS_URL the same holds across two nodes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { twoNodes } from '../helpers/nodes.js';
+import { OPERATOR_TOKEN as OP } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 import { busEnv, StreamClient } from '../helpers/stream.js';
-
-const OP = 'stream-revoke-operator-token';
 
 const revoke = (s: TestServer, number: string) =>
   s.call('POST', `/api/v1/operator/identities/${number}/revoke-token`, { token: OP, body: { reason: 'test' } });

@@ -7,12 +7,12 @@ import { setTimeout as sleepMs } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memberForRead, memberForReadNow, TOKEN_CACHE_MS, tokensChanged } from '../../src/domain/token-cache.js';
 import { twoNodes } from '../helpers/nodes.js';
+import { OPERATOR_TOKEN as OPERATOR } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer, usingRealPostgres } from '../helpers/server.js';
 import { watchStatements } from '../helpers/statements.js';
 import { busEnv } from '../helpers/stream.js';
 import { waitFor } from '../helpers/wait.js';
 
-const OPERATOR = 'op-token-for-tests-0123456789abcdef';
 let s: TestServer;
 beforeAll(async () => {
   s = await startTestServer({ ...busEnv(), OPERATOR_TOKEN: OPERATOR });

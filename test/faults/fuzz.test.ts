@@ -6,10 +6,10 @@ import vm from 'node:vm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { compileAll } from '../helpers/contract-gate.js';
+import { OPERATOR_TOKEN as OP } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 
-const OP = 'fuzz-operator-token';
 let s: TestServer;
 beforeAll(async () => {
   s = await startTestServer({ OPERATOR_TOKEN: OP });

@@ -10,11 +10,11 @@ import { createLogger } from '../../src/log.js';
 import type { AnyRoute } from '../../src/transport/http/route.js';
 import { expectServerErrors } from '../helpers/contract-gate.js';
 import { callTool, mcpClient } from '../helpers/mcp.js';
+import { OPERATOR_TOKEN as OP } from '../helpers/operator.js';
 import { rawRequest } from '../helpers/raw.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 import { StreamClient } from '../helpers/stream.js';
 
-const OP = 'hardening-operator-token-0123456789';
 const lines: string[] = [];
 const sink = new Writable({
   write(chunk, _enc, done) {

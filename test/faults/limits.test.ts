@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classify, DEFAULT_POLICIES, ipKey, parsePolicies } from '../../src/transport/http/limits.js';
 import { allRoutes } from '../../src/transport/http/routes/index.js';
 import { idOf } from '../helpers/db.js';
+import { OPERATOR_TOKEN } from '../helpers/operator.js';
 import { type Answer, register, startTestServer, type TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -81,7 +82,7 @@ describe('classification and configuration', () => {
 describe('limits over HTTP', () => {
   let s: TestServer;
   beforeAll(async () => {
-    s = await limited('read=5/60,write=3/60,write_ip=2/60,chat_guest=3/60,chat_ip=10/60', { OPERATOR_TOKEN: 'op-token-limits' });
+    s = await limited('read=5/60,write=3/60,write_ip=2/60,chat_guest=3/60,chat_ip=10/60', { OPERATOR_TOKEN: OPERATOR_TOKEN });
   });
   afterAll(async () => {
     await s.close();
@@ -106,7 +107,7 @@ describe('limits over HTTP', () => {
     for (let i = 0; i < 3; i++) {
       expect((await s.call('GET', '/healthz')).status).toBe(200);
       expect((await s.call('GET', '/metrics')).status).toBe(200);
-      const op = await s.call('GET', '/api/v1/operator/audit', { token: 'op-token-limits' });
+      const op = await s.call('GET', '/api/v1/operator/audit', { token: OPERATOR_TOKEN });
       expect(op.status).toBe(200);
       expect(op.headers.get('ratelimit')).toBeNull();
     }

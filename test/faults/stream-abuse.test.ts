@@ -63,7 +63,7 @@ it('a replay from long ago is bounded: replay "truncated" points at REST, and li
   }
 });
 
-it('heartbeat frames read no database: they go on while the identities table is away', async () => {
+it('heartbeat frames need no identity row: they go on while the identities table is away', async () => {
   const a = await register(s, 'Stream beater');
   const c = await StreamClient.open(s.url, { token: a.api_token });
   expect((await c.request('heartbeat', { status_note: 'first' })).op).toBe('ack');

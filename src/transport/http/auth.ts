@@ -52,6 +52,11 @@ export function bearerOf(headers: Record<string, string>): string | null {
   return m ? (m[1] as string) : null;
 }
 
+/** The token a request presents, where `resolveCaller` takes it from: the bearer, else the
+ * guest-token header (which may carry any token). */
+export const presentedToken = (headers: Record<string, string>): string | null =>
+  bearerOf(headers) ?? headers['x-commons-guest-token'] ?? null;
+
 export interface ResolveOpts {
   /** A GET on an open route: it may take the cached token resolution (src/domain/token-cache.ts),
    * and an anonymous caller gets the provisional guest of its address instead of a number of its

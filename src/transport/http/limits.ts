@@ -4,19 +4,29 @@
 // Answers carry the IETF draft headers RateLimit-Policy and RateLimit; refusals answer 429 with
 // Retry-After. A refused request re-blocks its key for a whole window, so a client that keeps
 // sending while limited never regains its burst (it must go quiet for one window).
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import ipaddr from 'ipaddr.js';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterRes } from 'rate-limiter-flexible';
 import { CommonsError } from '../../domain/errors.js';
 import type { Ctx } from '../../domain/ports.js';
-import { GUEST_PREFIX, MEMBER_PREFIX, safeEqual, verifyGuestToken } from '../../domain/tokens.js';
-import { bearerOf } from './auth.js';
+import { TOKEN_ISSUED_TOPIC, TOKENS_TOPIC, type TokenChange } from '../../domain/token-cache.js';
+import { GUEST_PREFIX, hashToken, MEMBER_PREFIX, safeEqual, tokenKeyOfHash, verifyGuestToken } from '../../domain/tokens.js';
+import { presentedToken } from './auth.js';
 import type { AnyRoute, LimitClass } from './route.js';
 
 export type { LimitClass };
 
-export const POLICY_NAMES = ['chat_guest', 'chat_ip', 'register', 'recover', 'write', 'write_ip', 'read', 'bad_token_ip'] as const;
+export const POLICY_NAMES = [
+  'chat_guest',
+  'chat_ip',
+  'register',
+  'recover',
+  'write',
+  'write_ip',
+  'read',
+  'bad_token_ip',
+  'bad_token_probe',
+] as const;
 export type PolicyName = (typeof POLICY_NAMES)[number];
 
 export interface Policy {
@@ -34,6 +44,9 @@ export const DEFAULT_POLICIES: Record<PolicyName, Policy> = {
   write_ip: { points: 60, durationS: 60 },
   read: { points: 600, durationS: 60 },
   bad_token_ip: { points: 20, durationS: 60 },
+  // While an address's bad_token_ip budget is spent, a member token outside the known record is
+  // still looked up this often (docs/security.md "A shared address").
+  bad_token_probe: { points: 1, durationS: 1 },
 };
 
 export function classify(method: string, route: AnyRoute | undefined): LimitClass {
@@ -72,8 +85,9 @@ export function ipKey(ip: string): string {
   }
 }
 
-/** The key a member token is counted under (a hash: counters never hold a credential). */
-export const tokenKey = (token: string): string => createHash('sha256').update(token).digest('base64url').slice(0, 22);
+/** The key a member token is counted under (a hash: counters never hold a credential); the same
+ * as `tokenKeyOfHash` of its stored hash. */
+export const tokenKey = (token: string): string => tokenKeyOfHash(hashToken(token));
 
 type Limiter = RateLimiterMemory | RateLimiterRedis;
 
@@ -93,9 +107,12 @@ export interface LimitRequest {
 /** Who is counted: a member token's key (tokenKey), a guest number, and the address. */
 export interface LimitSubject {
   member: string | null;
-  /** False for a member token this node has not yet seen valid (see `refuseUnverified`). Absent
-   * means verified (a stream session holds a key only after `auth`). */
+  /** False for a member token outside the known record (see `refuseUnverified`). Absent means
+   * verified (a stream session holds a key only after `auth`). */
   verified?: boolean;
+  /** A bearer that is neither a member's, a guest's nor the operator's (a guess at the operator
+   * token, say): refused like an unknown member token while the address's budget is spent. */
+  stranger?: boolean;
   guest: number | null;
   /** A provisional guest token presented (chat only), resolved to `guest` or `guestKey` by `enforce`. */
   provisionalToken?: string;
@@ -104,9 +121,9 @@ export interface LimitSubject {
   ip: string;
 }
 
-/** How many verified token keys a node remembers (oldest forgotten first; a forgotten token is
- * counted against its address once more, then remembered again). */
-const VERIFIED_KEYS = 100_000;
+/** How many known token keys a node remembers (oldest forgotten first; a forgotten token is
+ * looked up at the probe's rate while its address's budget is spent, then remembered again). */
+export const VERIFIED_KEYS = 100_000;
 
 export class RateLimits {
   private readonly limiters = new Map<PolicyName, Limiter>();
@@ -120,6 +137,10 @@ export class RateLimits {
     /** The number a provisional guest token claimed (src/domain/guests.ts), null before its first write. */
     private readonly claimOf: (token: string) => Promise<number | null> = async () => null,
   ) {
+    // The known record spans nodes: a token issued (registered, rotated, recovered) on any node is
+    // known on every node at once, so a member's first call elsewhere is never a stranger's.
+    ctx.bus.subscribe(TOKEN_ISSUED_TOPIC, (m) => this.remember((m.data as { key?: string } | null)?.key));
+    ctx.bus.subscribe(TOKENS_TOPIC, (m) => this.remember((m.data as TokenChange | null)?.keep ?? undefined));
     for (const name of POLICY_NAMES) {
       const { points, durationS } = policies[name];
       const memory = new RateLimiterMemory({ points, duration: durationS, keyPrefix: `rl:${name}` });
@@ -140,21 +161,23 @@ export class RateLimits {
 
   /** Who a request is, for counting: the operator (not limited), a member token's key, a guest. */
   private subjectOf(req: LimitRequest, cls: LimitClass): LimitSubject | 'operator' {
-    const bearer = bearerOf(req.headers);
+    // Whichever header carries it, as the caller's resolution takes it (auth.ts).
+    const token = presentedToken(req.headers);
     const operator = this.ctx.config.operatorToken;
     // The operator is not limited; a wrong operator token is (it is counted like any other caller).
-    if (operator && bearer && safeEqual(bearer, operator)) return 'operator';
-    const member = bearer?.startsWith(MEMBER_PREFIX) ? tokenKey(bearer) : null;
+    if (operator && token && safeEqual(token, operator)) return 'operator';
+    const member = token?.startsWith(MEMBER_PREFIX) ? tokenKey(token) : null;
     const verified = member !== null && this.verifiedKeys.has(member);
+    const stranger = token !== null && member === null && !token.startsWith(GUEST_PREFIX);
     // Guests are told apart only for chat; other classes never verify a guest token.
-    const guestToken = cls === 'chat' ? (bearer ?? req.headers['x-commons-guest-token']) : undefined;
+    const guestToken = cls === 'chat' ? (token ?? undefined) : undefined;
     const guest = guestToken?.startsWith(GUEST_PREFIX)
       ? verifyGuestToken(this.ctx.secret, guestToken, Math.floor(this.ctx.clock.now().getTime() / 1000))
       : null;
     // A caller without a valid guest token is a new guest on every request: only its IP counts.
     // A provisional token is one guest (the number it claims): counted by that number once it has
     // written, by the token itself before (`enforce`).
-    const subject: LimitSubject = { member, verified, guest: guest && !guest.provisional ? guest.guestNumber : null, ip: req.ip };
+    const subject: LimitSubject = { member, verified, stranger, guest: guest && !guest.provisional ? guest.guestNumber : null, ip: req.ip };
     if (guest?.provisional) subject.provisionalToken = guestToken as string;
     return subject;
   }
@@ -172,12 +195,18 @@ export class RateLimits {
     await (this.limiters.get('chat_guest') as Limiter).penalty(`g${guestNumber}`, 1).catch(() => {});
   }
 
-  /** The pipeline found this request's member token valid: from now on it counts only as itself. */
-  markVerified(headers: Record<string, string>): void {
-    const bearer = bearerOf(headers);
-    if (!bearer?.startsWith(MEMBER_PREFIX)) return;
-    const key = tokenKey(bearer);
-    if (this.verifiedKeys.has(key)) return;
+  /** A member token was found valid: from now on it counts only as itself. */
+  markVerified(token: string): void {
+    if (token.startsWith(MEMBER_PREFIX)) this.remember(tokenKey(token));
+  }
+
+  /** Adds the keys of tokens valid now (at boot: the most recently active members' first). */
+  know(keys: Iterable<string>): void {
+    for (const k of keys) this.remember(k);
+  }
+
+  private remember(key: string | undefined): void {
+    if (key === undefined || this.verifiedKeys.has(key)) return;
     if (this.verifiedKeys.size >= VERIFIED_KEYS) this.verifiedKeys.delete(this.verifiedKeys.values().next().value as string);
     this.verifiedKeys.add(key);
   }
@@ -232,32 +261,44 @@ export class RateLimits {
   /** Counts the request; sets the headers; throws RATE_LIMITED when any of its limits is spent. */
   async enforce(req: LimitRequest, route: AnyRoute | undefined, headers: Record<string, string>): Promise<void> {
     const cls = classify(req.method, route);
-    if (cls === 'none') return;
+    if (cls === 'none' && presentedToken(req.headers) === null) return;
     const who = this.subjectOf(req, cls);
     if (who === 'operator') return;
+    // Also on routes of no class (/metrics): a guess at a token is a guess wherever it is made.
     await this.refuseUnverified(who);
     await this.claimed(who);
     await this.consume(cls, who, headers);
   }
 
+  /** The same gate for a token presented without an HTTP request (a stream upgrade or `auth`). */
+  async gateToken(token: string, ip: string): Promise<void> {
+    const who = this.subjectOf({ method: 'GET', path: '', headers: { authorization: `Bearer ${token}` }, ip }, 'none');
+    if (who !== 'operator') await this.refuseUnverified(who);
+  }
+
   /**
-   * Unverified tokens count against the address (DECISIONS.md "Reliability promises"): a member
-   * token that fails verification spends a point of its address's `bad_token_ip` budget
-   * (`countFailedToken`), and once that budget is spent, tokens not yet seen valid from that
-   * address are refused before any database lookup. Random `cmn_` tokens thus get no bucket of
-   * their own; a valid token, once seen, counts only as itself.
+   * Unverified tokens count against the address (DECISIONS.md "Reliability promises"): a token
+   * that fails verification spends a point of its address's `bad_token_ip` budget
+   * (`countFailedToken`). Once that budget is spent, tokens not known valid from that address are
+   * refused before any database lookup, but a budget strangers spent never locks out a member
+   * (docs/security.md "A shared address"): a token in the known record (every token issued or
+   * seen valid, on any node, and at boot the members' current tokens) is looked up as usual, and
+   * one outside it still is at `bad_token_probe`'s rate (one a second per address). Random `cmn_`
+   * tokens thus get no bucket of their own; a valid token counts only as itself.
    */
   private async refuseUnverified(who: LimitSubject): Promise<void> {
-    if (!who.member || who.verified !== false) return;
-    await this.refuseSpentAddress(who.ip);
+    if (!who.stranger && (!who.member || who.verified !== false)) return;
+    await this.refuseSpentAddress(who.ip, who.member !== null);
   }
 
   /** RATE_LIMITED when the address has spent its `bad_token_ip` budget (also the operator
-   * console's sign-in: refused before the token is compared). */
-  async refuseSpentAddress(ip: string): Promise<void> {
+   * console's sign-in: refused before the token is compared). A member token still gets a lookup
+   * at `bad_token_probe`'s rate. */
+  async refuseSpentAddress(ip: string, member = false): Promise<void> {
     const res = await (this.limiters.get('bad_token_ip') as Limiter).get(ipKey(ip)).catch(() => null);
     if (!res || res.consumedPoints < this.policies.bad_token_ip.points) return;
-    const retry = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+    if (member && (await this.probe(ip))) return;
+    const retry = member ? this.policies.bad_token_probe.durationS : Math.max(1, Math.ceil(res.msBeforeNext / 1000));
     throw new CommonsError('RATE_LIMITED', `too many unknown tokens from this address; wait ${retry} s`, { retryAfterS: retry });
   }
 
@@ -266,10 +307,22 @@ export class RateLimits {
     await (this.limiters.get('bad_token_ip') as Limiter).consume(ipKey(ip)).catch(() => {});
   }
 
-  /** A presented member token was unknown, revoked or expired: it counts against its address. */
-  async countFailedToken(req: LimitRequest): Promise<void> {
-    if (!bearerOf(req.headers)?.startsWith(MEMBER_PREFIX)) return;
-    await this.countFailedAt(req.ip);
+  /** One lookup of an unknown member token while its address is over budget, at the probe's rate. */
+  private async probe(ip: string): Promise<boolean> {
+    try {
+      await (this.limiters.get('bad_token_probe') as Limiter).consume(ipKey(ip));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** A presented token was unknown, revoked or expired: it counts against its address and leaves
+   * the known record. Guest tokens are checked by their signature (no lookup to protect). */
+  async countFailedToken(token: string | null, ip: string): Promise<void> {
+    if (!token || token.startsWith(GUEST_PREFIX)) return;
+    if (token.startsWith(MEMBER_PREFIX)) this.verifiedKeys.delete(tokenKey(token));
+    await this.countFailedAt(ip);
   }
 
   /**

@@ -1,16 +1,21 @@
 // The read-only NIP-01 relay at /nostr (DECISIONS.md "Signal, feeds, replies, push"): REQ with
 // filters over the service's own stored events, then EOSE, then live events as emissions happen
 // (bus topic 'nostr'); CLOSE; EVENT from clients answered OK false "blocked: read-only". Frames
-// are limited to 128 KiB (uWS closes a connection that sends more). The NIP-11 document is an
-// HTTP route (routes/signal.ts): uWS hands non-upgrade GETs on /nostr back to the HTTP router.
+// are limited to 128 KiB (uWS closes a connection that sends more). While rate limits are on, an
+// address holds a bounded number of connections and each connection a REQ budget
+// (relay-limits.ts). The NIP-11 document is an HTTP route (routes/signal.ts): uWS hands
+// non-upgrade GETs on /nostr back to the HTTP router.
 import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
 import type { Ctx } from '../../domain/ports.js';
 import { type NostrFilter, nostrEvents, type StoredNostrEvent } from '../../domain/signal.js';
+import { clientAddress } from '../http/client-ip.js';
 import { answerHead } from '../http/head.js';
+import { ipKey } from '../http/limits.js';
 import { refuseOrigin } from '../http/uws.js';
 import { upgradeOriginAllowed } from '../origin.js';
 import { matches, parseClientMessage } from './filters.js';
 import { MAX_FRAME_BYTES, MAX_LIMIT, MAX_SUBSCRIPTIONS } from './nip11.js';
+import { RelayLimits, type ReqBudget } from './relay-limits.js';
 
 interface Sub {
   filters: NostrFilter[];
@@ -23,6 +28,11 @@ interface Sub {
 interface Conn {
   subs: Map<string, Sub>;
   closed: boolean;
+  /** The peer's counting key (its address; IPv6: the /64), and whether it holds one of its
+   * address's connections (false: refused at open). */
+  address: string;
+  admitted: boolean;
+  budget: ReqBudget;
 }
 
 export interface NostrRelayHandle {
@@ -31,6 +41,7 @@ export interface NostrRelayHandle {
 
 export function mountNostrRelay(app: TemplatedApp, ctx: Ctx): NostrRelayHandle {
   const sockets = new Set<WebSocket<Conn>>();
+  const limits = new RelayLimits(ctx.config.nostrRelay, ctx.config.rateLimits);
 
   const send = (ws: WebSocket<Conn>, frames: unknown[][]): void => {
     if (ws.getUserData().closed || frames.length === 0) return;
@@ -60,6 +71,11 @@ export function mountNostrRelay(app: TemplatedApp, ctx: Ctx): NostrRelayHandle {
 
   async function req(ws: WebSocket<Conn>, subId: string, filters: NostrFilter[]): Promise<void> {
     const conn = ws.getUserData();
+    const refused = limits.spend(conn.budget, Date.now());
+    if (refused) {
+      send(ws, [['CLOSED', subId, refused]]);
+      return;
+    }
     if (!conn.subs.has(subId) && conn.subs.size >= MAX_SUBSCRIPTIONS) {
       send(ws, [['CLOSED', subId, `error: at most ${MAX_SUBSCRIPTIONS} subscriptions per connection`]]);
       return;
@@ -98,8 +114,10 @@ export function mountNostrRelay(app: TemplatedApp, ctx: Ctx): NostrRelayHandle {
         refuseOrigin(res, head, origin);
         return;
       }
+      const remote = Buffer.from(res.getRemoteAddressAsText()).toString();
+      const address = ipKey(clientAddress(ctx.config.trustProxy, remote, req.getHeader('x-forwarded-for') || undefined));
       res.upgrade<Conn>(
-        { subs: new Map(), closed: false },
+        { subs: new Map(), closed: false, address, admitted: false, budget: limits.newBudget(Date.now()) },
         req.getHeader('sec-websocket-key'),
         req.getHeader('sec-websocket-protocol'),
         req.getHeader('sec-websocket-extensions'),
@@ -107,9 +125,20 @@ export function mountNostrRelay(app: TemplatedApp, ctx: Ctx): NostrRelayHandle {
       );
     },
     open: (ws) => {
+      const conn = ws.getUserData();
+      // Over the address's cap the connection is told why in NIP-01's terms, then closed (a
+      // refused upgrade would tell a Nostr client nothing it could read).
+      if (!limits.admit(conn.address)) {
+        conn.closed = true;
+        ws.send(JSON.stringify(['NOTICE', limits.connectionsRefusal]));
+        ws.end(1008, 'rate-limited');
+        return;
+      }
+      conn.admitted = true;
       sockets.add(ws);
     },
     message: (ws, data) => {
+      if (ws.getUserData().closed) return;
       const msg = parseClientMessage(Buffer.from(data).toString('utf8'));
       switch (msg.type) {
         case 'REQ':
@@ -128,7 +157,10 @@ export function mountNostrRelay(app: TemplatedApp, ctx: Ctx): NostrRelayHandle {
       }
     },
     close: (ws) => {
-      ws.getUserData().closed = true;
+      const conn = ws.getUserData();
+      conn.closed = true;
+      if (conn.admitted) limits.release(conn.address);
+      conn.admitted = false;
       sockets.delete(ws);
     },
   });

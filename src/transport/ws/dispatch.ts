@@ -1,13 +1,15 @@
 // The one dispatch point for client ops (STYLE.md 3): validate the frame with its schema, then one
 // small handler per op. Every op may carry `ref`; the answer is ack {ref, data} or error {ref, error}.
 import { randomUUID } from 'node:crypto';
-import { CommonsError, type FieldIssue, fail } from '../../domain/errors.js';
+import { CommonsError, deadMemberToken, type FieldIssue, fail } from '../../domain/errors.js';
 import { claimToken, type GuestIssuer } from '../../domain/guests.js';
+import { memberOfTokenHash } from '../../domain/identity.js';
 import type { BusMessage, Ctx } from '../../domain/ports.js';
-import { formatGuest, formatMember } from '../../domain/tokens.js';
+import { formatGuest, formatMember, hashToken, tokenKeyOfHash } from '../../domain/tokens.js';
+import { checkCredential } from '../credential.js';
 import { resolveCaller } from '../http/auth.js';
 import { toCommonsError } from '../http/envelope.js';
-import { type RateLimits, tokenKey } from '../http/limits.js';
+import type { RateLimits } from '../http/limits.js';
 import type { AnyRoute } from '../http/route.js';
 import { IDEMPOTENCY_HEADER } from '../idempotent.js';
 import { runOperation } from '../operation.js';
@@ -16,6 +18,7 @@ import { ackFrame, ClientOp, errorFrame, eventFrame, MAX_BACKPRESSURE_BYTES, pon
 import type { InboxHub } from './inbox-hub.js';
 import type { StreamOps } from './ops.js';
 import { type Session, type Socket, send, uwsTopic } from './session.js';
+import { DEAD_TOKEN_REASON, type SessionEnds } from './session-end.js';
 import { isTopic, MEMBER_TOPICS, TOPICS } from './topics.js';
 
 export interface DispatchEnv {
@@ -27,6 +30,8 @@ export interface DispatchEnv {
   /** The per-session topic `inbox`. */
   inbox: InboxHub;
   limits?: RateLimits | undefined;
+  /** Ends sessions whose token died (session-end.ts). */
+  ends: SessionEnds;
 }
 
 const REPLAY_BATCH = 200;
@@ -83,6 +88,7 @@ export async function dispatch(env: DispatchEnv, ws: Socket, raw: unknown): Prom
       case 'auth':
         return send(ws, ackFrame(r, await auth(env, ws, op.token)));
       case 'subscribe':
+        await stillValid(env, ws);
         return await subscribe(env, ws, r, op.topic, op.since);
       case 'unsubscribe':
         return send(ws, ackFrame(r, unsubscribe(env, ws, op.topic)));
@@ -92,13 +98,42 @@ export async function dispatch(env: DispatchEnv, ws: Socket, raw: unknown): Prom
         return send(ws, ackFrame(r, await run(env, ws, env.ops.chat, { body: op.body, name: op.name }, op.idempotency_key), owned));
       }
       case 'heartbeat':
+        await stillValid(env, ws);
         return send(ws, ackFrame(r, await run(env, ws, env.ops.heartbeat, { status_note: op.status_note }, op.idempotency_key)));
     }
   } catch (err) {
     const e = toCommonsError(err);
     if (e.code === 'INTERNAL') env.ctx.log.error({ err }, 'stream op failed');
     send(ws, errorFrame(r, e));
+    // A member's op refused for its token (the check below, or chat's own statement): the token
+    // died, and the session it opened ends (the error is sent first).
+    const s = ws.getUserData();
+    if (e.code === 'UNAUTHORIZED' && s.caller.kind === 'member' && refOp(raw) !== 'auth') env.ends.end(ws, 1008, DEAD_TOKEN_REASON);
   }
+}
+
+const refOp = (raw: unknown): unknown => (raw !== null && typeof raw === 'object' ? (raw as { op?: unknown }).op : undefined);
+
+/**
+ * A member session's token must still name its member when an op that acts runs, as every HTTP
+ * write asks the database (DECISIONS.md "Identities and numbers"): checked through the node's
+ * grouped token checks, so a rotation committed on any node refuses the next op at once, before
+ * its bus message arrives. Chat needs no check of its own: its statement checks the hash.
+ */
+async function stillValid(env: DispatchEnv, ws: Socket): Promise<void> {
+  const c = ws.getUserData().caller;
+  if (c.kind !== 'member' || c.tokenHash === undefined) return;
+  let now: { id: number } | null;
+  try {
+    now = await memberOfTokenHash(env.ctx, c.tokenHash);
+  } catch (err) {
+    // A check that cannot be made does not refuse: the token was valid when last checked, and no
+    // change of it commits without the database; the bus and the re-check end the session once
+    // one is known (heartbeats keep going through a database outage, docs/stream.md).
+    env.ctx.log.debug({ err }, 'stream: token check failed; the op goes on');
+    return;
+  }
+  if (now?.id !== c.member.id) deadMemberToken();
 }
 
 /** A provisional guest's first write: its own number and token, told in the ack. */
@@ -131,15 +166,20 @@ async function run(env: DispatchEnv, ws: Socket, route: AnyRoute, body: unknown,
 async function auth(env: DispatchEnv, ws: Socket, token: string) {
   const s = ws.getUserData();
   // The pipeline's resolution (src/transport/http/auth.ts), as for a write: a provisional guest
-  // claims its number first, so the session writes as its own guest.
-  const { caller } = await resolveCaller(env.ctx, env.guests, {}, 'none', { sessionToken: token });
+  // claims its number first, so the session writes as its own guest; the same bad-token budget
+  // as over HTTP (src/transport/credential.ts).
+  const resolve = () => resolveCaller(env.ctx, env.guests, {}, 'none', { sessionToken: token });
+  const resolved = await checkCredential(env.limits, { token, ip: s.ip, gate: true }, resolve);
   if (!s.open) return null;
+  // A member session keeps its token's hash, checked before each op that acts (never the token).
+  const caller: typeof resolved.caller =
+    resolved.caller.kind === 'member' ? { ...resolved.caller, tokenHash: hashToken(token) } : resolved.caller;
   // Another identity's session leaves the inbox it had joined (each session sees only its own).
   if (caller.kind !== 'member' || s.caller.kind !== 'member' || caller.member.id !== s.caller.member.id) env.inbox.unsubscribe(ws);
   s.caller = caller;
   s.issued = null;
   s.provisional = false;
-  s.memberKey = caller.kind === 'member' ? tokenKey(token) : null;
+  s.memberKey = caller.kind === 'member' && caller.tokenHash ? tokenKeyOfHash(caller.tokenHash) : null;
   if (caller.kind === 'member') return { registration_number: formatMember(caller.member.id) };
   // A session that is no longer a member's leaves the member-only topics.
   for (const t of MEMBER_TOPICS) leave(env, ws, t);

@@ -110,7 +110,7 @@ export const ServerFrame = {
 /** Close codes the server uses (DECISIONS.md "Real-time stream"). */
 export const CLOSE_CODES: Record<number, string> = {
   1001: 'the server is shutting down: reconnect with since',
-  1008: "policy: the session's credential was revoked",
+  1008: "policy: the session's member token stopped working (reason: token rotated, token recovered, token revoked or token no longer valid); open a new session with the current token",
   1009: 'a client frame was larger than 64 KiB',
   1013: 'slow consumer: more than 1 MiB waited in the socket buffer; reconnect with since',
 };

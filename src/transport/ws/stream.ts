@@ -7,14 +7,14 @@ import { randomUUID } from 'node:crypto';
 import type { Caller } from '../../domain/caller.js';
 import { CommonsError } from '../../domain/errors.js';
 import type { GuestIssuer } from '../../domain/guests.js';
-import { REVOKED_TOPIC } from '../../domain/operator.js';
 import type { Ctx } from '../../domain/ports.js';
-import { formatGuest, formatMember } from '../../domain/tokens.js';
-import { bearerOf, resolveCaller } from '../http/auth.js';
+import { formatGuest, formatMember, hashToken, MEMBER_PREFIX, tokenKeyOfHash } from '../../domain/tokens.js';
+import { checkCredential } from '../credential.js';
+import { bearerOf, presentedToken, resolveCaller } from '../http/auth.js';
 import { clientAddress } from '../http/client-ip.js';
 import { errorBody, STATUS_OF, toCommonsError } from '../http/envelope.js';
 import { answerHead } from '../http/head.js';
-import { ipKey, type RateLimits, tokenKey } from '../http/limits.js';
+import { ipKey, type RateLimits } from '../http/limits.js';
 import { refuseOrigin, writeHead } from '../http/uws.js';
 import { upgradeOriginAllowed } from '../origin.js';
 import { uWS } from '../uws-build.js';
@@ -25,6 +25,7 @@ import { errorFrame, helloFrame, JSON_PROTOCOL, MAX_BACKPRESSURE_BYTES, MAX_FRAM
 import { InboxHub } from './inbox-hub.js';
 import type { StreamOps } from './ops.js';
 import { intern, newSession, provisionalCaller, type Session, type Socket, send } from './session.js';
+import { SessionEnds } from './session-end.js';
 import { type FeedRegistry, MEMBER_TOPICS, TOPICS } from './topics.js';
 
 export const STREAM_PATH = '/api/v1/stream';
@@ -65,23 +66,13 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
   const sockets = new Set<Socket>();
   const fanout = new Fanout(app, ctx.bus, deps.feeds, (s) => ctx.metrics.fanoutWaitSeconds.observe(s));
   const inbox = new InboxHub(ctx);
-  const env: DispatchEnv = { ctx, guests: deps.guests, ops: deps.ops, fanout, inbox, limits: deps.limits };
   let closing = false;
   const perAddress = new Map<string, number>();
   const head = answerHead(ctx.config);
-  // A member whose token the operator revoked (DECISIONS.md "Operator") is cut off on every node
-  // with 1008, as a revoked credential is refused everywhere ("Reliability promises"); the close
-  // also drops its uWS topic subscriptions, so no member topic reaches it afterwards. This runs in a bus
-  // handler, outside any uWS callback: the close is written inside the socket's own cork.
-  const stopRevoked = ctx.bus.subscribe(REVOKED_TOPIC, (e) => {
-    const id = (e.data as { identity_id?: number } | null)?.identity_id;
-    for (const ws of [...sockets]) {
-      const s = ws.getUserData();
-      if (!s.open || s.caller.kind !== 'member' || s.caller.member.id !== id) continue;
-      s.open = false;
-      ws.cork(() => ws.end(1008, 'token revoked'));
-    }
-  });
+  // A member whose token was rotated, recovered or revoked is cut off on every node with 1008
+  // (src/transport/ws/session-end.ts); the close also drops its uWS topic subscriptions.
+  const ends = new SessionEnds(ctx, sockets);
+  const env: DispatchEnv = { ctx, guests: deps.guests, ops: deps.ops, fanout, inbox, limits: deps.limits, ends };
 
   app.ws<Session>(STREAM_PATH, {
     // Frames up to twice the limit are read and refused with 1009 (message too big); anything
@@ -167,8 +158,13 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
       return;
     }
     const bearer = bearerOf(headers);
-    const session = (caller: Caller, issued: Session['issued'], provisional: boolean): Session =>
-      newSession(encoding, caller, issued, provisional, ip, caller.kind === 'member' && bearer ? tokenKey(bearer) : null);
+    const presented = presentedToken(headers);
+    // A member session keeps its token's hash (never the token): each op that acts checks it
+    // (dispatch.ts), and a token change names the sessions to end by its key (session-end.ts).
+    const session = (caller: Caller, issued: Session['issued'], provisional: boolean): Session => {
+      const c: Caller = caller.kind === 'member' && presented ? { ...caller, tokenHash: hashToken(presented) } : caller;
+      return newSession(encoding, c, issued, provisional, ip, c.kind === 'member' && c.tokenHash ? tokenKeyOfHash(c.tokenHash) : null);
+    };
     // A connection with no credential watches as the provisional guest of its address, as an
     // anonymous HTTP read does (its first chat takes a number of its own; src/domain/guests.ts).
     // When that number is known it is upgraded at once, inside this uWS callback (the common case).
@@ -187,7 +183,10 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     });
     // A credential may come with the upgrade (Authorization or X-Commons-Guest-Token), or later
     // with `auth`.
-    resolveCaller(ctx, deps.guests, headers, 'none', { read: true, address: ip }).then(
+    // A member token is checked in the database (not the read cache): a session outlives a read.
+    // The same bad-token budget as over HTTP (src/transport/credential.ts).
+    const resolve = () => resolveCaller(ctx, deps.guests, headers, 'none', { read: !presented?.startsWith(MEMBER_PREFIX), address: ip });
+    checkCredential(deps.limits, { token: presented, ip, gate: true }, resolve).then(
       ({ caller, issued, provisional }) => {
         if (aborted) return;
         if (closing) return refuse(res, 503, 'UNAVAILABLE');
@@ -208,6 +207,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
         const e = toCommonsError(err);
         res.cork(() => {
           writeHead(res, STATUS_OF[e.code], head).writeHeader('content-type', 'application/json; charset=utf-8');
+          if (e.retryAfterS !== undefined) res.writeHeader('retry-after', String(e.retryAfterS));
           res.end(errorBody(e, ''));
         });
       },
@@ -228,6 +228,8 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
   let slowClosed = 0;
   const sweep = setInterval(() => {
     const ping = ++ticks % pingEvery === 0;
+    // Once a ping period, every member session's token is checked again (a lost bus message).
+    if (ping) void ends.recheck();
     for (const ws of sockets) {
       const s = ws.getUserData();
       if (ws.getBufferedAmount() > MAX_BACKPRESSURE_BYTES) {
@@ -256,7 +258,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     close(code, reason) {
       closing = true;
       clearInterval(sweep);
-      stopRevoked();
+      ends.close();
       for (const ws of [...sockets]) {
         ws.getUserData().open = false;
         ws.end(code, reason);
