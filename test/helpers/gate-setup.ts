@@ -5,6 +5,7 @@
 import { afterAll, afterEach, expect } from 'vitest';
 import { checkA2a } from './a2a-gate.js';
 import { checkAnswer, serviceOrigins } from './contract-gate.js';
+import { drainFrameViolations } from './stream-gate.js';
 
 const violations: string[] = [];
 const pending = new Set<Promise<void>>();
@@ -60,8 +61,10 @@ async function drain(): Promise<string[]> {
 
 afterEach(async () => {
   expect(await drain(), 'answers that break the published contract').toEqual([]);
+  expect(drainFrameViolations(), 'stream frames that break the AsyncAPI document').toEqual([]);
 });
 
 afterAll(async () => {
   expect(await drain(), 'answers that break the published contract (in hooks)').toEqual([]);
+  expect(drainFrameViolations(), 'stream frames that break the AsyncAPI document (in hooks)').toEqual([]);
 });
