@@ -1,8 +1,7 @@
 // The one dispatch point for client ops (STYLE.md 3): validate the frame with its schema, then one
 // small handler per op. Every op may carry `ref`; the answer is ack {ref, data} or error {ref, error}.
 import { randomUUID } from 'node:crypto';
-import type { z } from 'zod';
-import { CommonsError, type FieldIssue, fail } from '../../domain/errors.js';
+import { CommonsError, fail } from '../../domain/errors.js';
 import { type GuestIssuer, ownGuest } from '../../domain/guests.js';
 import type { BusMessage, Ctx } from '../../domain/ports.js';
 import { formatGuest, formatMember } from '../../domain/tokens.js';
@@ -10,6 +9,7 @@ import { resolveCaller } from '../http/auth.js';
 import { toCommonsError } from '../http/envelope.js';
 import { type RateLimits, tokenKey } from '../http/limits.js';
 import type { AnyRoute } from '../http/route.js';
+import { fieldIssues } from '../issues.js';
 import { runOperation } from '../operation.js';
 import type { Fanout } from './fanout.js';
 import { ackFrame, ClientOp, errorFrame, eventFrame, MAX_BACKPRESSURE_BYTES, pongFrame, type Ref } from './frames.js';
@@ -64,7 +64,7 @@ export async function dispatch(env: DispatchEnv, ws: Socket, raw: unknown): Prom
   try {
     const parsed = ClientOp.safeParse(raw);
     if (!parsed.success) {
-      const fields = fieldIssues(parsed.error.issues);
+      const fields = fieldIssues(parsed.error.issues, 'op');
       fail('VALIDATION_FAILED', `invalid frame: ${fields.map((f) => f.path).join(', ')}`, { fields });
       return;
     }
@@ -99,15 +99,6 @@ export async function dispatch(env: DispatchEnv, ws: Socket, raw: unknown): Prom
     if (e.code === 'INTERNAL') env.ctx.log.error({ err }, 'stream op failed');
     send(ws, errorFrame(r, e));
   }
-}
-
-/** The frame's problems, one per field: a field the op does not define is named by its own path. */
-function fieldIssues(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
-  return issues.flatMap((i) => {
-    const at = i.path.map(String);
-    if (i.code === 'unrecognized_keys') return i.keys.map((k) => ({ path: [...at, k].join('.'), message: 'unknown field' }));
-    return [{ path: at.join('.') || 'op', message: i.message }];
-  });
 }
 
 /** A provisional guest's first write: its own number and token, told in the ack. */

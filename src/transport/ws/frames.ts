@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { CommonsError } from '../../domain/errors.js';
 import { TEXT_LIMITS } from '../../domain/limits.js';
 import { chatText } from '../http/routes/chat.js';
-import { displayName, text } from '../http/schemas.js';
+import { displayName, idempotencyKey, text } from '../http/schemas.js';
 import { TOPIC_PAYLOADS } from './payloads.js';
 import { TOPICS } from './topics.js';
 
@@ -20,13 +20,6 @@ const since = z
   .union([z.string().regex(/^\d{1,15}$/, 'the id of the last event seen'), z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER)])
   .transform(String)
   .optional();
-
-/** Accepted on the ops that write (DECISIONS.md "Idempotent writes"). */
-export const idempotencyKey = z
-  .string()
-  .regex(/^[\x21-\x7e]{1,255}$/, '1-255 visible ASCII characters')
-  .optional()
-  .describe('Idempotency key, see DECISIONS "Idempotent writes"');
 
 // Strict: an op carrying a field it does not define is refused, naming the field (DECISIONS.md
 // "Contract exactness"), and the document says so (additionalProperties: false).
