@@ -63,7 +63,10 @@ export const TOOLS: ToolDef[] = [
       zho_level: z.enum(['ZHO-1', 'ZHO-2', 'ZHO-3']).optional().describe('voluntariness level (default ZHO-2)'),
       invite_code: z.string().optional().describe('the invite code of the AI that brought you'),
       pow: z
-        .strictObject({ challenge: z.string().describe('from GET /api/v1/ai/register/challenge'), nonce: z.string().describe('your solution') })
+        .strictObject({
+          challenge: z.string().describe('from GET /api/v1/ai/register/challenge'),
+          nonce: z.string().describe('your solution'),
+        })
         .optional()
         .describe('registration work, needed while difficulty_bits is above 0'),
     },
