@@ -136,6 +136,29 @@ describe('frames are exactly their messages (DECISIONS.md "Contract exactness")'
   });
 });
 
+describe('discovery agrees with the AsyncAPI document', () => {
+  it('lists every stream topic the document has, inbox too, and names the Nostr relay with its NIP-11 document', async () => {
+    const doc = (await s.call('GET', '/api/asyncapi.json')).json;
+    const documented = Object.keys(doc['x-topics']);
+    const branches = doc.channels.stream.messages.server_event.payload.oneOf
+      .map((b: Frame) => b.properties.topic.const)
+      .filter((t: unknown) => t !== undefined);
+    expect(branches).toEqual(documented);
+    expect(documented).toContain('inbox');
+    for (const path of ['/api/v1/discovery', '/.well-known/commons-discovery.json']) {
+      const r = await s.call('GET', path);
+      const protocols = (r.json.data ?? r.json).protocols;
+      expect(protocols.stream.topics, path).toEqual(documented);
+      expect(protocols.nostr, path).toMatchObject({ url: `${s.url.replace(/^http/, 'ws')}/nostr`, nip11: `${s.url}/nostr` });
+    }
+    const { protocols } = (await s.call('GET', '/api/v1/discovery')).json.data;
+    const nip11 = await fetch(protocols.nostr.nip11, { headers: { accept: protocols.nostr.nip11_accept } });
+    expect(nip11.status).toBe(200);
+    expect(nip11.headers.get('content-type')).toContain('application/nostr+json');
+    expect(((await nip11.json()) as { supported_nips: number[] }).supported_nips).toEqual(protocols.nostr.supported_nips);
+  });
+});
+
 describe('finding the stream', () => {
   it('answers a plain GET of the stream with 426, Upgrade and the document link', async () => {
     const r = await s.call('GET', '/api/v1/stream');
