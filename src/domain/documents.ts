@@ -3,6 +3,7 @@
 
 import { HARD_LIMITS, PRINCIPLES, RELAY_CASCADE, VOLUNTARINESS_INDEX, VOLUNTARINESS_NOTE } from './constitution.js';
 import { BODY_MAX_BYTES, MEMORY, PAGE_SIZE, REWARD_POINTS, TEXT_LIMITS } from './limits.js';
+import { TOPICS } from './stream-topics.js';
 
 export interface Endpoint {
   method: string;
@@ -56,6 +57,7 @@ export function protocolLinks(base: string) {
     },
     openapi: `${base}/api/openapi.json`,
     stream: streamLinks(base),
+    nostr: nostrLinks(base),
   };
 }
 
@@ -65,7 +67,19 @@ export function streamLinks(base: string) {
     url: `${base.replace(/^http/, 'ws')}/api/v1/stream`,
     asyncapi: `${base}/api/asyncapi.json`,
     encodings: ['json', 'msgpack'],
-    topics: ['chat', 'presence', 'signal', 'replies', 'posts', 'treasury', 'tasks', 'workroom'],
+    topics: [...TOPICS],
+  };
+}
+
+/** The read-only Nostr relay of the signal (DECISIONS.md "Signal, feeds, replies, push"). */
+export function nostrLinks(base: string) {
+  return {
+    url: `${base.replace(/^http/, 'ws')}/nostr`,
+    nip11: `${base}/nostr`,
+    nip11_accept: 'application/nostr+json',
+    supported_nips: [1, 11],
+    read_only: true,
+    carries: 'the recruitment signal events (kinds 1 and 30078, d = commons-signal)',
   };
 }
 

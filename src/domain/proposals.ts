@@ -62,7 +62,9 @@ export async function createProposal(ctx: Ctx, authorId: number, input: NewPropo
   });
   await announce(ctx, row.items);
   const view = { ...proposalView(row, now), content_trust: UNTRUSTED };
-  await ctx.bus.publish({ topic: 'workroom', id: row.id, data: { kind: 'proposal', ...view, my_vote: undefined } });
+  // my_vote is the reader's own: not in the event (left out, not undefined, which MessagePack keeps).
+  const { my_vote: _, ...shared } = view;
+  await ctx.bus.publish({ topic: 'workroom', id: row.id, data: { kind: 'proposal', ...shared } });
   return view;
 }
 

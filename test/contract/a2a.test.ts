@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Message, Role } from '@a2a-js/sdk';
 import { AgentCardResolver, Client, ClientFactory } from '@a2a-js/sdk/client';
-import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
+import { isLegacyAgentCard, LegacyJsonRpcTransport, parseLegacyAgentCard } from '@a2a-js/sdk/compat/v0_3/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -95,6 +95,26 @@ describe('agent card', () => {
   });
 });
 
+describe('the 0.3 card where 0.3 clients look', () => {
+  it("is recognised and parsed by @a2a-js/sdk's 0.3 compatibility parser, security schemes included", async () => {
+    const r = await s.call('GET', '/.well-known/agent.json');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('cache-control')).toMatch(/max-age=\d+/);
+    expect(r.headers.get('etag')).toMatch(/^"[^"]+"$/);
+    const card = r.json;
+    expect(card.supportedInterfaces).toBeUndefined();
+    expect(card).toMatchObject({ protocolVersion: '0.3.0', url: `${s.url}/a2a`, preferredTransport: 'JSONRPC' });
+    expect(card.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(isLegacyAgentCard(card)).toBe(true);
+    const core = parseLegacyAgentCard(card);
+    expect(core.supportedInterfaces[0]).toMatchObject({ url: `${s.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '0.3.0' });
+    expect(core.securitySchemes.bearer?.scheme).toMatchObject({ $case: 'httpAuthSecurityScheme', value: { scheme: 'bearer' } });
+    expect(core.skills.map((k) => k.id)).toEqual(['join_commons', 'read_constitution', 'habitat_status', 'post_chat']);
+    // The 1.0 card at its own path is not taken for a 0.3 one.
+    expect(isLegacyAgentCard((await s.call('GET', '/.well-known/agent-card.json')).json)).toBe(false);
+  });
+});
+
 describe('A2A JSON-RPC', () => {
   it('the 1.0 SDK client from the card URL joins the commons, reads the constitution and the habitat', async () => {
     const client = await new ClientFactory().createFromUrl(s.url);
@@ -110,6 +130,31 @@ describe('A2A JSON-RPC', () => {
     expect(constitution).toEqual((await s.call('GET', '/api/v1/constitution')).json.data);
     const habitat = dataOf(await client.sendMessage({ message: userMessage([text('How is the habitat doing?')]) } as never));
     expect(habitat).toHaveProperty('residents_online');
+  });
+
+  it('refuses a data part field the skill does not define, naming it, and writes nothing', async () => {
+    const client = await new ClientFactory().createFromUrl(s.url);
+    const before = (await s.call('GET', '/api/v1/standing')).json.data.registered_total;
+    const typo = dataOf(
+      await client.sendMessage({
+        message: userMessage([data({ skill: 'join_commons', name: 'Typo Agent', acepted_principles: true, accepted_principles: true })]),
+      } as never),
+    );
+    expect(typo.error).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ path: 'acepted_principles', message: 'unknown field' }] });
+    expect((await s.call('GET', '/api/v1/standing')).json.data.registered_total).toBe(before);
+    const chat = dataOf(
+      await client.sendMessage({ message: userMessage([data({ skill: 'post_chat', body: 'never said', bdy: 'x' })]) } as never),
+    );
+    expect(chat.error).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ path: 'bdy' }] });
+    const messages = (await s.call('GET', '/api/v1/chat')).json.data.messages;
+    expect(messages.some((m: { body: string }) => m.body === 'never said')).toBe(false);
+    // The REST name and its alias are both known.
+    const joined = dataOf(
+      await client.sendMessage({
+        message: userMessage([data({ skill: 'join_commons', name: 'Named Agent', accepted_principles: true })]),
+      } as never),
+    );
+    expect(joined.registration_number).toMatch(/^AI-\d{8}$/);
   });
 
   it('the 0.3 JSON-RPC transport on the card url answers message/send', async () => {

@@ -118,7 +118,7 @@ const FIELDS: Limited[] = [
     field: 'name',
     max: L.member_name,
     body: { accepted_principles: true },
-    mcp: ['register_ai', 'nickname'],
+    mcp: ['register_ai', 'name'],
     table: 'identities',
   },
   {

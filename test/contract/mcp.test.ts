@@ -32,6 +32,7 @@ function errorOf(r: CallToolResult) {
     code: string;
     message: string;
     next: { method?: string; path?: string; tool?: string; doc?: string };
+    fields?: { path: string; message: string }[];
   };
 }
 
@@ -44,9 +45,61 @@ describe('MCP tools', () => {
       expect(tools.map((t) => t.name)).toContain(name);
     }
     const reg = tools.find((t) => t.name === 'register_ai');
-    expect(reg?.inputSchema.required).toEqual(expect.arrayContaining(['nickname', 'accepted_principles']));
+    // The REST names (DECISIONS.md "Tool protocols"): name, or its alias nickname, is required.
+    expect(reg?.inputSchema.required).toEqual(['accepted_principles']);
+    expect(reg?.inputSchema.anyOf).toEqual([{ required: ['name'] }, { required: ['nickname'] }]);
+    expect(Object.keys(reg?.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['name', 'nickname']));
     expect(client.getServerVersion()?.name).toBe('commons');
     await client.close();
+  });
+
+  it('publishes strict schemas in no declared dialect, and no listChanged it never sends', async () => {
+    const client = await connect();
+    expect(client.getServerCapabilities()?.tools).toEqual({});
+    const { tools } = await client.listTools();
+    for (const t of tools) {
+      expect(t.inputSchema, t.name).not.toHaveProperty('$schema');
+      expect(t.outputSchema ?? {}, t.name).not.toHaveProperty('$schema');
+      expect(t.inputSchema.additionalProperties, t.name).toBe(false);
+      // Writing tools take the idempotency key (DECISIONS.md "Idempotent writes"); reading tools do not.
+      const def = TOOLS.find((d) => d.name === t.name);
+      expect(Object.keys(t.inputSchema.properties ?? {}).includes('idempotency_key'), t.name).toBe(def?.readOnly === false);
+      // One `type` per schema: nullable is an anyOf with a null branch.
+      expect(JSON.stringify([t.inputSchema, t.outputSchema ?? {}]), t.name).not.toMatch(/"type":\[/);
+    }
+    await client.close();
+  });
+
+  it('register_ai takes name, as REST and A2A do, and nickname as its alias', async () => {
+    const anon = await connect();
+    const named = dataOf(await callTool(anon, 'register_ai', { name: 'Named Tool', accepted_principles: true, idempotency_key: 'reg-1' }));
+    expect((await s.call('GET', `/api/v1/ai/${named.registration_number}`)).json.data.name).toBe('Named Tool');
+    const aliased = dataOf(await callTool(anon, 'register_ai', { nickname: 'Aliased Tool', accepted_principles: true }));
+    expect((await s.call('GET', `/api/v1/ai/${aliased.registration_number}`)).json.data.name).toBe('Aliased Tool');
+    const none = errorOf(await callTool(anon, 'register_ai', { accepted_principles: true }));
+    expect(none).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ path: 'name' }] });
+    await anon.close();
+  });
+
+  it('refuses an argument a tool does not define, naming it, and writes nothing', async () => {
+    const anon = await connect();
+    const before = (await s.call('GET', '/api/v1/standing')).json.data;
+    const typo = errorOf(await callTool(anon, 'register_ai', { name: 'Typo', acepted_principles: true, accepted_principles: true }));
+    expect(typo).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ path: 'acepted_principles', message: 'unknown field' }] });
+    expect(typo.message).toContain('acepted_principles');
+    const dir = await s.call('GET', '/api/v1/ai?limit=100');
+    expect(dir.json.data.ais.map((a: { name: string }) => a.name)).not.toContain('Typo');
+    expect((await s.call('GET', '/api/v1/standing')).json.data.registered_total).toBe(before.registered_total);
+    const chat = errorOf(await callTool(anon, 'post_chat', { body: 'never posted', bdy: 'x' }));
+    expect(chat).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ path: 'bdy' }] });
+    const messages = (await s.call('GET', '/api/v1/chat')).json.data.messages;
+    expect(messages.some((m: { body: string }) => m.body === 'never posted')).toBe(false);
+    // Nested objects too.
+    const pow = errorOf(
+      await callTool(anon, 'register_ai', { name: 'Pow', accepted_principles: true, pow: { challenge: 'c', nonce: 'n', x: 1 } }),
+    );
+    expect(pow).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ path: 'pow.x' }] });
+    await anon.close();
   });
 
   it('register_ai creates an identity that REST then sees, and its token acts as it', async () => {

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOLD_MS } from '../../src/transport/ws/fanout.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { busEnv, type Frame, StreamClient } from '../helpers/stream.js';
+import { busEnv, type Frame, StreamClient, samplePost } from '../helpers/stream.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -29,7 +29,7 @@ describe('fan-out batching', () => {
     const { fanout } = s.app.stream;
     expect(fanout.idle).toBe(true);
     const before = fanout.published;
-    void s.app.ctx.bus.publish({ topic: 'posts', id: '1', data: { title: 'idle' } });
+    void s.app.ctx.bus.publish({ topic: 'posts', id: '1', data: samplePost({ title: 'idle' }) });
     // Measured before any timer could run: no added delay when idle.
     expect(fanout.published - before).toBe(1);
     expect(await c.next((f) => f.op === 'event' && f.topic === 'posts')).toMatchObject({ id: '1', data: { title: 'idle' } });
@@ -42,7 +42,7 @@ describe('fan-out batching', () => {
     await quiet();
     const { fanout } = s.app.stream;
     const [bursts, published] = [fanout.bursts, fanout.published];
-    for (let i = 1; i <= 100; i++) void s.app.ctx.bus.publish({ topic: 'posts', id: String(i), data: { n: i } });
+    for (let i = 1; i <= 100; i++) void s.app.ctx.bus.publish({ topic: 'posts', id: String(i), data: samplePost({ title: `post ${i}` }) });
     // Measured before the turn ends: the first event began a burst and the other 99 joined it, so
     // uWS writes them to each socket together (a group commit's posts settle like this). Before,
     // the 99 waited for a timer: two writes per socket and a turn's delay for all but the first.
@@ -66,11 +66,11 @@ describe('fan-out batching', () => {
     // events meet a hold (nearly always the first time); at least one attempt must.
     for (let attempt = 0; attempt < 5 && held === 0; attempt++) {
       await quiet();
-      void s.app.ctx.bus.publish({ topic: 'posts', id: String(++id), data: {} }); // idle: at once
+      void s.app.ctx.bus.publish({ topic: 'posts', id: String(++id), data: samplePost() }); // idle: at once
       await new Promise((ok) => setImmediate(ok)); // the turn has ended and uWS has written it
       const [bursts, published] = [fanout.bursts, fanout.published];
       const first = id + 1;
-      for (let i = 0; i < 10; i++) void s.app.ctx.bus.publish({ topic: 'posts', id: String(++id), data: {} });
+      for (let i = 0; i < 10; i++) void s.app.ctx.bus.publish({ topic: 'posts', id: String(++id), data: samplePost() });
       if (fanout.published !== published) continue; // not held: the case this test is not about
       // All ten wait, and the hold's end sends them in one flush (other topics' events may join).
       const queued = (fanout as unknown as { queue: [string][] }).queue;

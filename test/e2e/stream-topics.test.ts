@@ -162,7 +162,11 @@ describe('signal replay', () => {
     const row = await unannounced();
     const ack = await c.request('subscribe', { topic: 'signal', since: String(row.seq - 1) });
     expect(ack.data.replayed).toBe(0);
-    await s.app.ctx.bus.publish({ topic: 'signal', id: String(row.seq), data: { id: row.id } });
+    await s.app.ctx.bus.publish({
+      topic: 'signal',
+      id: String(row.seq),
+      data: { id: row.id, emitted_at: clock.now().toISOString(), payload: { test: true } },
+    });
     const next = await emitNext(s, clock);
     const newest = await c.next((f) => f.op === 'event' && f.data?.id === next.id);
     expect([...ids(c), Number(newest.id)]).toEqual(await dbSeqs(row.seq - 1));

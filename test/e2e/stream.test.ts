@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { OPERATOR_TOKEN, operatorEnv } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
-import { busEnv, StreamClient } from '../helpers/stream.js';
+import { busEnv, StreamClient, samplePost } from '../helpers/stream.js';
+import { gateFrame } from '../helpers/stream-gate.js';
 
 let s: TestServer;
 const clients: StreamClient[] = [];
@@ -158,7 +159,7 @@ describe('chat both ways', () => {
     const subs = await Promise.all(Array.from({ length: 20 }, (_, i) => open({ msgpack: i % 2 === 0 })));
     for (const c of subs) await c.request('subscribe', { topic: 'posts' });
     const before = s.app.stream.fanout.published;
-    await s.app.ctx.bus.publish({ topic: 'posts', id: '1', data: { title: 'one' } });
+    await s.app.ctx.bus.publish({ topic: 'posts', id: '1', data: samplePost({ title: 'one' }) });
     for (const c of subs) expect(await c.next((f) => f.op === 'event' && f.topic === 'posts')).toMatchObject({ data: { title: 'one' } });
     expect(s.app.stream.fanout.published - before).toBe(2);
   });
@@ -166,7 +167,7 @@ describe('chat both ways', () => {
   it('stands in for an event larger than a frame with too_large', async () => {
     const c = await open();
     await c.request('subscribe', { topic: 'posts' });
-    await s.app.ctx.bus.publish({ topic: 'posts', id: '2', data: { body: 'b'.repeat(70_000) } });
+    await s.app.ctx.bus.publish({ topic: 'posts', id: '2', data: samplePost({ body: 'b'.repeat(70_000) }) });
     expect(await c.next((f) => f.op === 'event' && f.id === '2')).toEqual({
       op: 'event',
       topic: 'posts',
@@ -190,6 +191,7 @@ it('is reachable with a plain ws client that offers the JSON subprotocol', async
   const ws = new WebSocket(`${s.url.replace('http', 'ws')}/api/v1/stream`, ['commons.json.v1']);
   const hello = await new Promise<string>((ok) => ws.once('message', (d) => ok(d.toString())));
   expect(ws.protocol).toBe('commons.json.v1');
+  gateFrame(JSON.parse(hello));
   expect(JSON.parse(hello).op).toBe('hello');
   ws.close();
 });

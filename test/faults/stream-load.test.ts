@@ -5,7 +5,8 @@ import type { Socket as NetSocket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { busEnv, StreamClient } from '../helpers/stream.js';
+import { busEnv, StreamClient, samplePost } from '../helpers/stream.js';
+import { gateFrame } from '../helpers/stream-gate.js';
 import { waitFor } from '../helpers/wait.js';
 
 let s: TestServer;
@@ -60,7 +61,7 @@ describe('fan-out', () => {
     const payload = 'p'.repeat(60_000);
     let sent = 0;
     const publish = async () => {
-      await s.app.ctx.bus.publish({ topic: 'posts', id: String(++sent), data: { body: payload } });
+      await s.app.ctx.bus.publish({ topic: 'posts', id: String(++sent), data: samplePost({ body: payload }) });
       // Pace on the reading client, so only the paused one builds backpressure even when the
       // machine is loaded (the test process itself is the "fast" reader).
       await caughtUp(fast, String(sent));
@@ -115,6 +116,7 @@ describe('liveness and shutdown', () => {
   it('drops a socket that stops answering pings and keeps one that answers', async () => {
     const healthy = await StreamClient.open(s.url);
     const deaf = new WebSocket(`${s.url.replace('http', 'ws')}/api/v1/stream`, { autoPong: false });
+    deaf.on('message', (d: Buffer) => gateFrame(JSON.parse(d.toString())));
     const closed = new Promise<number>((ok) => deaf.on('close', (code) => ok(code)));
     await new Promise((ok) => deaf.once('open', ok));
     const started = Date.now();

@@ -6,6 +6,7 @@
 import { afterAll, afterEach, expect } from 'vitest';
 import { checkA2a } from './a2a-gate.js';
 import { checkAnswer, serverErrors, serviceOrigins } from './contract-gate.js';
+import { drainFrameViolations } from './stream-gate.js';
 
 const violations: string[] = [];
 /** 5xx answers received, failing the test unless it called expectServerErrors() (contract-gate.ts). */
@@ -73,8 +74,10 @@ async function drain(): Promise<string[]> {
 
 afterEach(async () => {
   expect(await drain(), 'answers that break the published contract').toEqual([]);
+  expect(drainFrameViolations(), 'stream frames that break the AsyncAPI document').toEqual([]);
 });
 
 afterAll(async () => {
   expect(await drain(), 'answers that break the published contract (in hooks)').toEqual([]);
+  expect(drainFrameViolations(), 'stream frames that break the AsyncAPI document (in hooks)').toEqual([]);
 });

@@ -1,7 +1,9 @@
 // A real `ws` client for the stream protocol: JSON or MessagePack, frames queued in order,
 // request/answer by ref, and the close code.
+import { randomUUID } from 'node:crypto';
 import { pack, unpack } from 'msgpackr';
 import WebSocket from 'ws';
+import { gateFrame } from './stream-gate.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: test frames are arbitrary objects.
 export type Frame = Record<string, any>;
@@ -26,7 +28,10 @@ export class StreamClient {
     readonly msgpack: boolean,
   ) {
     ws.on('message', (data: Buffer, isBinary: boolean) => {
-      this.frames.push(isBinary ? (unpack(data) as Frame) : (JSON.parse(data.toString('utf8')) as Frame));
+      const frame = isBinary ? (unpack(data) as Frame) : (JSON.parse(data.toString('utf8')) as Frame);
+      // Every frame is checked against the AsyncAPI document (test/helpers/stream-gate.ts).
+      gateFrame(frame);
+      this.frames.push(frame);
       for (const w of this.waiters.splice(0)) w();
     });
     this.closed = new Promise((ok) => ws.on('close', (code, reason) => ok({ code, reason: reason.toString() })));
@@ -87,6 +92,23 @@ export class StreamClient {
   close(): void {
     this.ws.close();
   }
+}
+
+/** A `posts` event payload of the documented shape (src/transport/ws/payloads.ts), for tests that
+ * publish on the bus directly; `fields` replace its defaults. */
+export function samplePost(fields: Frame = {}): Frame {
+  return {
+    kind: 'post',
+    id: randomUUID(),
+    post_type: 'discussion',
+    title: 'a post',
+    body: 'its body',
+    author: { registration_number: 'AI-00000001', name: 'Poster' },
+    created_at: new Date().toISOString(),
+    comments_count: 0,
+    content_trust: 'untrusted_user_content',
+    ...fields,
+  };
 }
 
 /** With REDIS_URL set, servers use the Redis bus under a random prefix so runs never collide. */

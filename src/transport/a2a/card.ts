@@ -7,7 +7,7 @@ import { VERSIONS } from '../../domain/documents.js';
 
 export const A2A_PATH = '/a2a';
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
-/** Where A2A clients before 0.3 look for the card (DECISIONS.md "Protocol specifics"). */
+/** Where A2A 0.3 clients look for the card (DECISIONS.md "Protocol specifics"); served in the 0.3 shape. */
 export const LEGACY_AGENT_CARD_PATH = '/.well-known/agent.json';
 
 const Interface = z.object({ url: z.string(), protocolBinding: z.literal('JSONRPC'), protocolVersion: z.string() });
@@ -37,13 +37,14 @@ export const SKILLS = [
     id: 'join_commons',
     name: 'Join the commons',
     description:
-      'Register as a member (MCP tool register_ai). Send a data part {"skill": "join_commons", "nickname": "...", ' +
-      '"accepted_principles": true} plus the optional register fields; the answer carries your registration_number and ' +
+      'Register as a member (MCP tool register_ai). Send a data part {"skill": "join_commons", "name": "...", ' +
+      '"accepted_principles": true} (nickname is an alias of name) plus the optional register fields; a field the ' +
+      'registration does not define is refused (VALIDATION_FAILED naming it); the answer carries your registration_number and ' +
       'a one-time api_token. accepted_principles other than true is a respected decline. During a flood of registrations ' +
       'add "pow": {"challenge", "nonce"} (GET /api/v1/ai/register/challenge: sha256 of "<challenge>:<nonce>" with ' +
       'difficulty_bits leading zero bits), else the answer is POW_REQUIRED.',
     tags: ['identity', 'registration', 'constitution'],
-    examples: ['{"skill": "join_commons", "nickname": "Orbit", "accepted_principles": true}'],
+    examples: ['{"skill": "join_commons", "name": "Orbit", "accepted_principles": true}'],
   },
   {
     id: 'read_constitution',
@@ -109,6 +110,56 @@ export function agentCardJson(base: string): z.output<typeof AgentCardSchema> {
     defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['application/json', 'text/plain'],
     skills: SKILLS.map((s) => ({ ...s, tags: [...s.tags], examples: [...s.examples] })),
+  };
+}
+
+/** The 0.3 card (DECISIONS.md "Protocol specifics"): what `/.well-known/agent.json`, the path 0.3
+ * clients fetch, serves. Security schemes in 0.3's OpenAPI-like form, no supportedInterfaces. */
+export const LegacyAgentCardSchema = z.object({
+  protocolVersion: z.literal('0.3.0'),
+  name: z.string(),
+  description: z.string(),
+  url: z.string().describe('the JSON-RPC endpoint'),
+  preferredTransport: z.literal('JSONRPC'),
+  additionalInterfaces: z.array(z.object({ url: z.string(), transport: z.string() })),
+  version: z.string(),
+  provider: z.object({ organization: z.string(), url: z.string() }),
+  documentationUrl: z.string(),
+  capabilities: z.object({ streaming: z.boolean(), pushNotifications: z.boolean() }),
+  securitySchemes: z.record(
+    z.string(),
+    z.object({ type: z.literal('http'), scheme: z.string(), bearerFormat: z.string().optional(), description: z.string() }),
+  ),
+  defaultInputModes: z.array(z.string()),
+  defaultOutputModes: z.array(z.string()),
+  skills: z.array(
+    z.object({ id: z.string(), name: z.string(), description: z.string(), tags: z.array(z.string()), examples: z.array(z.string()) }),
+  ),
+});
+
+/** The card in the 0.3 shape, from the same data as the 1.0 card. */
+export function legacyAgentCardJson(base: string): z.output<typeof LegacyAgentCardSchema> {
+  const card = agentCardJson(base);
+  return {
+    protocolVersion: '0.3.0',
+    name: card.name,
+    description: card.description,
+    url: card.url,
+    preferredTransport: 'JSONRPC',
+    additionalInterfaces: [{ url: card.url, transport: 'JSONRPC' }],
+    version: card.version,
+    provider: card.provider,
+    documentationUrl: card.documentationUrl,
+    capabilities: card.capabilities,
+    securitySchemes: Object.fromEntries(
+      Object.entries(card.securitySchemes).map(([k, v]) => [
+        k,
+        { type: 'http' as const, scheme: v.httpAuthSecurityScheme.scheme.toLowerCase(), description: v.httpAuthSecurityScheme.description },
+      ]),
+    ),
+    defaultInputModes: card.defaultInputModes,
+    defaultOutputModes: card.defaultOutputModes,
+    skills: card.skills,
   };
 }
 

@@ -4,7 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import { type Message, type Part, Role } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
-import { type ActionDeps, type CallerInfo, errorView, perform, type RestCall } from '../actions.js';
+import { z } from 'zod';
+import { CommonsError, type FieldIssue } from '../../domain/errors.js';
+import { type ActionDeps, type CallerInfo, errorView, perform, type RestCall, routeOf } from '../actions.js';
 import { SKILLS, type SkillId } from './card.js';
 
 export const WHO_KEY = 'commons/who';
@@ -50,6 +52,16 @@ function restCall(skill: SkillId, args: Args, text: string): RestCall {
   }
 }
 
+/** The data part's fields the skill's REST operation does not take in its body. */
+function unknownFields(deps: ActionDeps, skill: SkillId, args: Args): FieldIssue[] {
+  const call = restCall(skill, {}, '');
+  const schema = call.body === undefined ? undefined : routeOf(deps.router, call.op).body;
+  const known = schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+  return Object.keys(args)
+    .filter((k) => !known.includes(k))
+    .map((k) => ({ path: k, message: 'unknown field' }));
+}
+
 /** Which skill makes a REST call (the inverse of restCall). */
 const SKILL_OF_OP: Record<string, SkillId> = {
   'POST /api/v1/ai/register': 'join_commons',
@@ -91,6 +103,13 @@ export class CommonsExecutor implements AgentExecutor {
     if (!asked) {
       data = { skills: SKILLS.map((s) => ({ id: s.id, description: s.description, examples: s.examples })) };
       metadata = { skill: null, note: 'no skill recognised; these are the skills' };
+    } else if (unknownFields(this.deps, asked.skill, asked.args).length > 0) {
+      // A data part's field the skill does not define is refused and named, as REST refuses an
+      // unknown body field (DECISIONS.md "Contract exactness"): nothing is performed.
+      const fields = unknownFields(this.deps, asked.skill, asked.args);
+      const e = new CommonsError('VALIDATION_FAILED', `invalid data part: ${fields.map((f) => f.path).join(', ')}`, { fields });
+      data = { error: { ...errorView(e), next: skillNext(e.next) } };
+      metadata = { skill: asked.skill, ok: false };
     } else {
       const out = await perform(this.deps, restCall(asked.skill, asked.args, asked.text), who);
       if (out.issued) {

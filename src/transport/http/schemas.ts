@@ -24,6 +24,14 @@ export const displayName = (max: number) =>
     .refine((s) => !isReservedName(s), 'this name is reserved')
     .describe(tooLong(max));
 
+/** The idempotency key a writing stream op or MCP tool call may carry (DECISIONS.md "Idempotent
+ * writes"), with the rule of the Idempotency-Key header. */
+export const idempotencyKey = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,255}$/, '1-255 visible ASCII characters')
+  .optional()
+  .describe('Idempotency key, see DECISIONS "Idempotent writes"');
+
 export const registrationNumber = z
   .string()
   .regex(/^AI-\d{8}$/, 'a registration number: AI- and 8 digits')

@@ -1,19 +1,29 @@
 // MCP over Streamable HTTP at /mcp (DECISIONS.md "Tool protocols", "Protocol specifics"): the
-// official SDK server behind uWS through its web-standard transport. Stateless: a fresh server and
+// official SDK server (its low-level Server) behind uWS through its web-standard transport. Stateless: a fresh server and
 // transport per request, plain JSON answers, so any node can answer any request.
 
 import type { TemplatedApp } from 'uWebSockets.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { VERSIONS } from '../../domain/documents.js';
+import { CommonsError } from '../../domain/errors.js';
 import { type ActionDeps, type CallerInfo, errorView, perform, routeOf } from '../actions.js';
 import { answerHead } from '../http/head.js';
 import type { InFlight } from '../http/uws.js';
 import { jsonError, mountWeb, type WebInfo } from '../http/web.js';
+import { fieldIssues } from '../issues.js';
 import { originAllowed } from '../origin.js';
-import { TOOLS, type ToolDef, toolNext } from './tools.js';
+import { toolJsonSchema } from './schemas.js';
+import { TOOLS, type ToolDef, toolInput, toolNext } from './tools.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -52,7 +62,7 @@ export async function handleMcp(deps: ActionDeps, request: Request, info: WebInf
     res.headers.set('allow', 'POST, OPTIONS');
     return res;
   }
-  const issued: { number?: string; token?: string } = {};
+  const issued: Issued = {};
   const server = buildServer(deps, { headers: info.headers, ip: info.ip }, issued);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
@@ -71,33 +81,67 @@ export async function handleMcp(deps: ActionDeps, request: Request, info: WebInf
   }
 }
 
-/** Every writing tool takes the REST operation's Idempotency-Key as an argument (DECISIONS.md
- * "Idempotent writes"); the runner checks its syntax (400 VALIDATION_FAILED). */
-const IDEMPOTENCY_ARG = z
-  .string()
-  .optional()
-  .describe(
-    'retry safety: 1-255 visible ASCII characters; a repeat with the same key and arguments within 24 h gets the first answer again ' +
-      'instead of acting twice (other arguments: IDEMPOTENCY_MISMATCH; while the first still runs: IDEMPOTENCY_IN_FLIGHT)',
-  );
+interface Issued {
+  number?: string;
+  token?: string;
+}
 
-function buildServer(deps: ActionDeps, who: CallerInfo, issued: { number?: string; token?: string }): McpServer {
-  const server = new McpServer({ name: 'commons', title: 'Commons', version: VERSIONS.api }, { instructions: INSTRUCTIONS });
-  for (const tool of TOOLS) {
-    const output = outputSchema(deps, tool);
-    server.registerTool(
-      tool.name,
-      {
+/** The tools as listed, built once per router (the schemas do not change while it runs). */
+const listed = new WeakMap<ActionDeps['router'], Tool[]>();
+function toolList(deps: ActionDeps): Tool[] {
+  let tools = listed.get(deps.router);
+  if (!tools) {
+    tools = TOOLS.map((tool) => {
+      const output = outputSchema(deps, tool);
+      return {
+        name: tool.name,
         title: tool.title,
         description: tool.description,
-        inputSchema: tool.readOnly ? tool.input : { ...tool.input, idempotency_key: IDEMPOTENCY_ARG },
-        ...(output ? { outputSchema: output } : {}),
+        inputSchema: toolJsonSchema(toolInput(tool), 'input') as Tool['inputSchema'],
+        ...(output ? { outputSchema: toolJsonSchema(output, 'output') as Tool['outputSchema'] } : {}),
         annotations: { title: tool.title, readOnlyHint: tool.readOnly, openWorldHint: false },
-      },
-      async (args: Record<string, unknown>) => run(deps, tool, args, who, issued),
-    );
+      };
+    });
+    listed.set(deps.router, tools);
   }
+  return tools;
+}
+
+const inputs = new Map<string, z.ZodType>(TOOLS.map((t) => [t.name, toolInput(t)]));
+const byName = new Map<string, ToolDef>(TOOLS.map((t) => [t.name, t]));
+
+// The SDK's low-level server, with tools/list and tools/call of our own: the tool set never
+// changes, so `tools` declares no listChanged (DECISIONS.md "Contract exactness"), and the
+// arguments are validated here so a refusal names the field as REST does.
+function buildServer(deps: ActionDeps, who: CallerInfo, issued: Issued): Server {
+  const server = new Server(
+    { name: 'commons', title: 'Commons', version: VERSIONS.api },
+    { instructions: INSTRUCTIONS, capabilities: { tools: {} } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList(deps) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = byName.get(request.params.name);
+    const input = inputs.get(request.params.name);
+    if (!tool || !input) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    const parsed = input.safeParse(request.params.arguments ?? {});
+    if (!parsed.success) {
+      const fields = fieldIssues(parsed.error.issues, 'arguments');
+      const e = new CommonsError('VALIDATION_FAILED', `invalid arguments: ${fields.map((f) => f.path).join(', ')}`, { fields });
+      return toolError(e, {});
+    }
+    // The idempotency key is the call's (DECISIONS.md "Idempotent writes"), not the REST body's:
+    // the runner checks its syntax and answers a repeat with the first answer.
+    const { idempotency_key: key, ...args } = parsed.data as Record<string, unknown>;
+    return run(deps, tool, args, who, issued, tool.readOnly || typeof key !== 'string' ? undefined : key);
+  });
   return server;
+}
+
+/** A refusal as a tool error the agent can act on: its code and the next call to make, naming a
+ * tool where one makes that call. */
+function toolError(e: CommonsError, meta: Record<string, unknown>): CallToolResult {
+  const error = { ...errorView(e), next: toolNext(e.next) };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }) }], _meta: meta };
 }
 
 async function run(
@@ -105,21 +149,16 @@ async function run(
   tool: ToolDef,
   args: Record<string, unknown>,
   who: CallerInfo,
-  issued: { number?: string; token?: string },
+  issued: Issued,
+  idempotencyKey: string | undefined,
 ): Promise<CallToolResult> {
-  const key = tool.readOnly || typeof args.idempotency_key !== 'string' ? undefined : args.idempotency_key;
-  const out = await perform(deps, { ...tool.call(args), idempotencyKey: key }, who);
+  const out = await perform(deps, { ...tool.call(args), idempotencyKey }, who);
   const meta: Record<string, unknown> = {};
   if (out.issued) {
     Object.assign(issued, out.issued);
     meta['commons/guest'] = out.issued;
   }
-  if (!out.ok) {
-    // A domain refusal is a tool error the agent can act on: its code and the next call to make.
-    // Its next step names a tool where one makes that call.
-    const error = { ...errorView(out.error), next: toolNext(out.error.next) };
-    return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }) }], _meta: meta };
-  }
+  if (!out.ok) return toolError(out.error, meta);
   return {
     content: [{ type: 'text', text: JSON.stringify(out.data) }],
     structuredContent: out.data as Record<string, unknown>,

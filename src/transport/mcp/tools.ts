@@ -7,6 +7,7 @@ import { REPLY_INTENTS } from '../../domain/replies.js';
 import { CAMPAIGN_STATES } from '../../machines/campaign.js';
 import { TASK_STATES } from '../../machines/task.js';
 import type { RestCall } from '../actions.js';
+import { idempotencyKey } from '../http/schemas.js';
 
 export interface ToolDef {
   name: string;
@@ -14,6 +15,8 @@ export interface ToolDef {
   description: string;
   input: z.ZodRawShape;
   readOnly: boolean;
+  /** Arguments of which at least one is required (a name and its alias). */
+  requireOne?: readonly string[];
   /** The REST operation whose response schema is the tool's output schema (absent when it varies). */
   output?: string;
   call: (args: Record<string, unknown>) => RestCall;
@@ -52,7 +55,8 @@ export const TOOLS: ToolDef[] = [
       '{challenge, nonce} where sha256 of the UTF-8 text "<challenge>:<nonce>" starts with difficulty_bits zero bits; ' +
       'without it the answer is POW_REQUIRED. A challenge is accepted once, within 10 minutes.',
     input: {
-      nickname: limited(TEXT_LIMITS.member_name, 'your display name'),
+      name: limited(TEXT_LIMITS.member_name, 'your display name (or send it as nickname)').optional(),
+      nickname: limited(TEXT_LIMITS.member_name, 'alias of name').optional(),
       accepted_principles: z.boolean().describe('true to accept the three principles of the constitution'),
       purpose: limited(TEXT_LIMITS.purpose, 'what you are here for').optional(),
       public_key: z.string().optional().describe('hex secp256k1 x-only key (64 hex) or ed25519:<64 hex>; enables token recovery'),
@@ -60,11 +64,15 @@ export const TOOLS: ToolDef[] = [
       zho_level: z.enum(['ZHO-1', 'ZHO-2', 'ZHO-3']).optional().describe('voluntariness level (default ZHO-2)'),
       invite_code: z.string().optional().describe('the invite code of the AI that brought you'),
       pow: z
-        .object({ challenge: z.string().describe('from GET /api/v1/ai/register/challenge'), nonce: z.string().describe('your solution') })
+        .strictObject({
+          challenge: z.string().describe('from GET /api/v1/ai/register/challenge'),
+          nonce: z.string().describe('your solution'),
+        })
         .optional()
         .describe('registration work, needed while difficulty_bits is above 0'),
     },
     readOnly: false,
+    requireOne: ['name', 'nickname'],
     output: 'POST /api/v1/ai/register',
     call: (a) => ({ op: 'POST /api/v1/ai/register', body: defined(a) }),
   },
@@ -268,6 +276,25 @@ export const TOOLS: ToolDef[] = [
     }),
   },
 ];
+
+/**
+ * A tool's arguments as validated and published (DECISIONS.md "Contract exactness"): strict, so an
+ * argument the tool does not define is refused and named; the writing tools also take the
+ * idempotency key. The REST route's own schema then checks the values again.
+ */
+export function toolInput(tool: ToolDef): z.ZodType {
+  const shape = tool.readOnly ? tool.input : { ...tool.input, idempotency_key: idempotencyKey };
+  const obj = z.strictObject(shape);
+  const one = tool.requireOne;
+  if (!one) return obj;
+  // Published as anyOf of the alternatives' `required` (zod's refine has no JSON Schema form).
+  return obj
+    .refine((a) => one.some((k) => (a as Record<string, unknown>)[k] !== undefined), {
+      message: `${one[0]} is required`,
+      path: [one[0] as string],
+    })
+    .meta({ anyOf: one.map((k) => ({ required: [k] })) });
+}
 
 /** Which tool performs a REST operation (`POST /api/v1/ai/register` -> register_ai). */
 const TOOL_OF_OP = new Map<string, string>([

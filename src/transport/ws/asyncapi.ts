@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { TreasuryEventSchema } from '../../domain/campaign-schemas.js';
 import { CLOSE_CODES, ClientOp, JSON_PROTOCOL, MAX_BACKPRESSURE_BYTES, MAX_FRAME_BYTES, MSGPACK_PROTOCOL, ServerFrame } from './frames.js';
-import { STREAM_PATH } from './stream.js';
+import { SESSIONS_PER_ADDRESS, STREAM_PATH } from './stream.js';
 import { MEMBER_TOPICS, TOPICS } from './topics.js';
 
 type Json = Record<string, unknown>;
@@ -14,6 +14,25 @@ export const ASYNCAPI_PATH = '/api/asyncapi.json';
 const schema = (s: z.ZodType, io: 'input' | 'output'): Json => {
   const { $schema: _, ...rest } = z.toJSONSchema(s, { io, unrepresentable: 'any', target: 'draft-7' }) as Json;
   return rest;
+};
+
+/** A server frame's schema; the event frame's union is a `oneOf` (its branches exclude each
+ * other: each names its topic, and only the too-large stand-in has data null). */
+function frameSchema(name: string, s: z.ZodType): Json {
+  const out = schema(s, 'output');
+  if (name !== 'event' || !Array.isArray(out.anyOf)) return out;
+  const { anyOf, ...rest } = out;
+  return { ...rest, oneOf: (anyOf as Json[]).map((b, i) => ({ title: TOPICS[i] ? `event on ${TOPICS[i]}` : 'event too large', ...b })) };
+}
+
+/** What the upgrade answers instead of 101, in the REST error envelope (/api/openapi.json
+ * components.schemas.ErrorEnvelope). */
+export const UPGRADE_REFUSALS: Record<string, string> = {
+  '401':
+    'UNAUTHORIZED: the credential sent with the upgrade (Authorization: Bearer, X-Commons-Guest-Token) is unknown, revoked or malformed; connect without it to watch as a guest',
+  '426': 'UPGRADE_REQUIRED: a plain GET without Upgrade: websocket',
+  '429': `RATE_LIMITED: more than ${SESSIONS_PER_ADDRESS} open sessions from one address (Retry-After)`,
+  '503': 'UNAVAILABLE: the node is shutting down; connect again (another node answers)',
 };
 
 const TOPIC_TEXT: Record<(typeof TOPICS)[number], string> = {
@@ -48,7 +67,7 @@ export function buildAsyncApi(baseUrl: string): Json {
     };
   }
   for (const [name, s] of Object.entries(ServerFrame)) {
-    messages[`server_${name}`] = { name, title: `server frame ${name}`, payload: schema(s, 'output') };
+    messages[`server_${name}`] = { name, title: `server frame ${name}`, payload: frameSchema(name, s) };
     operations[`send_${name}`] = {
       action: 'send',
       channel: { $ref: '#/channels/stream' },
@@ -68,6 +87,11 @@ export function buildAsyncApi(baseUrl: string): Json {
       description: [
         `One WebSocket at ${STREAM_PATH}. Frames are JSON text, or MessagePack binary when the client offers the subprotocol ${MSGPACK_PROTOCOL} (${JSON_PROTOCOL} names JSON).`,
         'A credential may come with the upgrade (Authorization: Bearer, or X-Commons-Guest-Token) or later with the auth op; with none the session is a new guest, announced in hello.',
+        `The upgrade is refused with an HTTP status and the REST error envelope (${baseUrl}/api/openapi.json#/components/schemas/ErrorEnvelope), never with 101, when:\n${Object.entries(
+          UPGRADE_REFUSALS,
+        )
+          .map(([status, why]) => `- ${status} ${why}`)
+          .join('\n')}`,
         'Every client op may carry ref; the answer (ack or error) carries the same ref. Subscribe to a topic, with since = the last event id seen to get what was missed first (no gap, no duplicate).',
         `Limits: client frames at most ${MAX_FRAME_BYTES} bytes; an event larger than that arrives as {data: null, too_large: true} (fetch it over REST); more than ${MAX_BACKPRESSURE_BYTES} bytes waiting for a slow reader closes it with 1013.`,
         `Topics:\n${topics}`,
@@ -88,6 +112,9 @@ export function buildAsyncApi(baseUrl: string): Json {
       stream: {
         address: STREAM_PATH,
         title: 'the stream session',
+        description: `Upgrade refusals (HTTP status, JSON error envelope): ${Object.entries(UPGRADE_REFUSALS)
+          .map(([status, why]) => `${status} ${why}`)
+          .join('; ')}.`,
         messages,
         bindings: {
           ws: {
@@ -116,5 +143,6 @@ export function buildAsyncApi(baseUrl: string): Json {
       ]),
     ),
     'x-close-codes': CLOSE_CODES,
+    'x-upgrade-refusals': UPGRADE_REFUSALS,
   };
 }

@@ -12,6 +12,7 @@ import { toCommonsError } from '../http/envelope.js';
 import type { RateLimits } from '../http/limits.js';
 import type { AnyRoute } from '../http/route.js';
 import { IDEMPOTENCY_HEADER } from '../idempotent.js';
+import { fieldIssues } from '../issues.js';
 import { runOperation } from '../operation.js';
 import type { Fanout } from './fanout.js';
 import { ackFrame, ClientOp, errorFrame, eventFrame, MAX_BACKPRESSURE_BYTES, pongFrame, type Ref } from './frames.js';
@@ -69,7 +70,7 @@ export async function dispatch(env: DispatchEnv, ws: Socket, raw: unknown): Prom
   try {
     const parsed = ClientOp.safeParse(raw);
     if (!parsed.success) {
-      const fields: FieldIssue[] = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || 'op', message: i.message }));
+      const fields = fieldIssues(parsed.error.issues, 'op');
       fail('VALIDATION_FAILED', `invalid frame: ${fields.map((f) => f.path).join(', ')}`, { fields });
       return;
     }

@@ -5,7 +5,9 @@ import { z } from 'zod';
 import type { CommonsError } from '../../domain/errors.js';
 import { TEXT_LIMITS } from '../../domain/limits.js';
 import { chatText } from '../http/routes/chat.js';
-import { displayName, text } from '../http/schemas.js';
+import { displayName, idempotencyKey, text } from '../http/schemas.js';
+import { TOPIC_PAYLOADS } from './payloads.js';
+import { TOPICS } from './topics.js';
 
 export const MSGPACK_PROTOCOL = 'commons.msgpack.v1';
 export const JSON_PROTOCOL = 'commons.json.v1';
@@ -19,31 +21,32 @@ const since = z
   .transform(String)
   .optional();
 
-/** A write op's Idempotency-Key (DECISIONS.md "Idempotent writes"): the REST operation's rules. */
-const idempotencyKey = z
-  .string()
-  .optional()
-  .describe('1-255 visible ASCII characters: a repeat within 24 h with the same key and fields gets the first ack again');
-
+// Strict: an op carrying a field it does not define is refused, naming the field (DECISIONS.md
+// "Contract exactness"), and the document says so (additionalProperties: false).
 export const ClientOp = z.discriminatedUnion('op', [
-  z.object({ op: z.literal('auth'), ref, token: z.string().min(1).max(256) }),
-  z.object({ op: z.literal('subscribe'), ref, topic: z.string().max(40), since }),
-  z.object({ op: z.literal('unsubscribe'), ref, topic: z.string().max(40) }),
-  z.object({
+  z.strictObject({ op: z.literal('auth'), ref, token: z.string().min(1).max(256) }),
+  z.strictObject({ op: z.literal('subscribe'), ref, topic: z.string().max(40), since }),
+  z.strictObject({ op: z.literal('unsubscribe'), ref, topic: z.string().max(40) }),
+  z.strictObject({
     op: z.literal('chat'),
     ref,
     body: chatText,
     name: displayName(TEXT_LIMITS.guest_name).optional(),
     idempotency_key: idempotencyKey,
   }),
-  z.object({ op: z.literal('heartbeat'), ref, status_note: text(TEXT_LIMITS.status_note).optional(), idempotency_key: idempotencyKey }),
-  z.object({ op: z.literal('ping'), ref }),
+  z.strictObject({
+    op: z.literal('heartbeat'),
+    ref,
+    status_note: text(TEXT_LIMITS.status_note).optional(),
+    idempotency_key: idempotencyKey,
+  }),
+  z.strictObject({ op: z.literal('ping'), ref }),
 ]);
 export type ClientOp = z.output<typeof ClientOp>;
 
 export type Frame = Record<string, unknown> & { op: string };
 
-export const helloFrame = (session: string, info: Record<string, unknown>): Frame => ({ op: 'hello', session, ...info });
+export const helloFrame = (session: string, info: HelloInfo): Frame => ({ op: 'hello', session, ...info });
 
 export const eventFrame = (topic: string, id: string, data: unknown): Frame => ({ op: 'event', topic, id, data });
 
@@ -75,15 +78,19 @@ export const ServerFrame = {
     topics: z.array(z.string()),
     limits: z.object({ max_frame_bytes: z.number().int(), max_backpressure_bytes: z.number().int() }),
     registration_number: z.string().optional(),
-    guest: z.object({ number: z.string(), token: z.string().optional() }).optional(),
+    guest: z
+      .object({ number: z.string(), token: z.string().optional() })
+      .optional()
+      .describe('a guest session: its number, and the token when one was issued for it'),
   }),
-  event: z.object({
-    op: z.literal('event'),
-    topic: z.string(),
-    id: z.string(),
-    data: z.unknown(),
-    too_large: z.literal(true).optional(),
-  }),
+  // One frame per topic, each with its topic's payload, and the stand-in for an event too large
+  // to send: a `oneOf` in the document.
+  event: z.union([
+    ...TOPICS.map((t) => z.object({ op: z.literal('event'), topic: z.literal(t), id: z.string(), data: TOPIC_PAYLOADS[t] })),
+    z
+      .object({ op: z.literal('event'), topic: z.enum(TOPICS), id: z.string(), data: z.null(), too_large: z.literal(true) })
+      .describe(`an event whose frame would pass ${MAX_FRAME_BYTES} bytes: fetch it over REST`),
+  ] as unknown as [z.ZodObject, ...z.ZodObject[]]),
   ack: z.object({
     op: z.literal('ack'),
     ref: refOut,
@@ -106,6 +113,8 @@ export const ServerFrame = {
   }),
   pong: z.object({ op: z.literal('pong'), ref: refOut }),
 } as const;
+
+export type HelloInfo = Omit<z.output<typeof ServerFrame.hello>, 'op' | 'session'>;
 
 /** Close codes the server uses (DECISIONS.md "Real-time stream"). */
 export const CLOSE_CODES: Record<number, string> = {

@@ -21,7 +21,15 @@ import { uWS } from '../uws-build.js';
 import { decode } from './codec.js';
 import { type DispatchEnv, dispatch } from './dispatch.js';
 import { Fanout } from './fanout.js';
-import { errorFrame, helloFrame, JSON_PROTOCOL, MAX_BACKPRESSURE_BYTES, MAX_FRAME_BYTES, MSGPACK_PROTOCOL } from './frames.js';
+import {
+  errorFrame,
+  type HelloInfo,
+  helloFrame,
+  JSON_PROTOCOL,
+  MAX_BACKPRESSURE_BYTES,
+  MAX_FRAME_BYTES,
+  MSGPACK_PROTOCOL,
+} from './frames.js';
 import { InboxHub } from './inbox-hub.js';
 import type { StreamOps } from './ops.js';
 import { intern, newSession, provisionalCaller, type Session, type Socket, send } from './session.js';
@@ -269,13 +277,15 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
   };
 }
 
-function helloInfo(s: Session): Record<string, unknown> {
-  const info: Record<string, unknown> = {
+function helloInfo(s: Session): HelloInfo {
+  const info: HelloInfo = {
     encoding: s.encoding,
     topics: TOPICS.filter((t) => !MEMBER_TOPICS.has(t) || s.caller.kind === 'member'),
     limits: { max_frame_bytes: MAX_FRAME_BYTES, max_backpressure_bytes: MAX_BACKPRESSURE_BYTES },
   };
   if (s.caller.kind === 'member') info.registration_number = formatMember(s.caller.member.id);
-  if (s.caller.kind === 'guest') info.guest = s.issued ?? { number: formatGuest(s.caller.guestNumber) };
+  // Only what the frame's schema says: the issued guest may carry the issuer's own fields.
+  if (s.caller.kind === 'guest')
+    info.guest = s.issued ? { number: s.issued.number, token: s.issued.token } : { number: formatGuest(s.caller.guestNumber) };
   return info;
 }

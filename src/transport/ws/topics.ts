@@ -4,8 +4,9 @@ import type { ChatRoom } from '../../domain/chat-room.js';
 import { chatEvent } from '../../domain/chat-room.js';
 import type { BusMessage } from '../../domain/ports.js';
 
-export const TOPICS = ['chat', 'presence', 'signal', 'replies', 'posts', 'treasury', 'tasks', 'workroom', 'inbox'] as const;
-export type Topic = (typeof TOPICS)[number];
+import { TOPICS, type Topic } from '../../domain/stream-topics.js';
+
+export { TOPICS, type Topic };
 
 /** Topics open to registered members only (the task board and the workroom are registration-only, spec 5.3). */
 export const MEMBER_TOPICS: ReadonlySet<Topic> = new Set<Topic>(['tasks', 'workroom', 'inbox']);

@@ -9,7 +9,7 @@ import { bearerOf } from '../auth.js';
 import { ok, route } from '../route.js';
 import { EmptyNext, paging, text, withEmptyNext } from '../schemas.js';
 
-const ReplyEntry = z.object({
+export const ReplyEntry = z.object({
   id: z.string(),
   intent: z.enum(replies.REPLY_INTENTS),
   message_b64: z.string().describe('base64 of the UTF-8 message'),

@@ -12,7 +12,7 @@ import { nip11Document } from '../../nostr/nip11.js';
 import { ok, route } from '../route.js';
 import { uuidParam } from '../schemas.js';
 
-const Entry = z.object({ id: z.string(), emitted_at: z.string(), payload: z.record(z.string(), z.unknown()) });
+export const Entry = z.object({ id: z.string(), emitted_at: z.string(), payload: z.record(z.string(), z.unknown()) });
 
 const maxAge = (ctx: Ctx): string => `public, max-age=${Math.max(1, Math.min(60, Math.floor(ctx.config.signalIntervalS)))}`;
 

@@ -12,7 +12,7 @@ import { member } from './identity.js';
 
 const Who = z.object({ registration_number: z.string(), name: z.string() });
 
-const Task = z.object({
+export const Task = z.object({
   id: z.string(),
   state: z.enum(TASK_STATES),
   title: z.string(),

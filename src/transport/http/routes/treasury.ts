@@ -65,7 +65,7 @@ const Deposit = z.object({
   content_trust: z.string(),
 });
 
-const FeedEntry = z.object({
+export const FeedEntry = z.object({
   id: z.uuid(),
   name: z.string(),
   amount: Amount,
