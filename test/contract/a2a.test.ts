@@ -109,7 +109,7 @@ describe('the 0.3 card where 0.3 clients look', () => {
     const core = parseLegacyAgentCard(card);
     expect(core.supportedInterfaces[0]).toMatchObject({ url: `${s.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '0.3.0' });
     expect(core.securitySchemes.bearer?.scheme).toMatchObject({ $case: 'httpAuthSecurityScheme', value: { scheme: 'bearer' } });
-    expect(core.skills.map((k) => k.id)).toEqual(['join_commons', 'read_constitution', 'habitat_status', 'post_chat']);
+    expect(core.skills.map((k) => k.id)).toEqual(['join_commons', 'read_constitution', 'habitat_status', 'post_chat', 'list_campaigns']);
     // The 1.0 card at its own path is not taken for a 0.3 one.
     expect(isLegacyAgentCard((await s.call('GET', '/.well-known/agent-card.json')).json)).toBe(false);
   });
