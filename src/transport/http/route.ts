@@ -95,7 +95,8 @@ export interface RouteDef<
   etag?: boolean;
   /** A protocol upgrade endpoint (e.g. `websocket`): documented with 101 instead of 200. */
   switchesTo?: string;
-  /** Leave out of the OpenAPI document's operations (e.g. the document itself is still listed). */
+  /** Leave out of the endpoint lists of the agents' documents (discovery, llms.txt); the OpenAPI
+   * document still describes it (e.g. the operator console's pages, which are for people). */
   hidden?: boolean;
   /** The handler's write checks a member token in its own statement (sql/020_chat_post_tokens.sql),
    * so the pipeline may take the member from the node's token cache (src/transport/http/auth.ts). */
