@@ -126,11 +126,12 @@ export async function getCampaign(ctx: Ctx, id: string) {
  * so a concurrent close orders before or after it): it must exist and not be hidden (404), be open
  * (409 INVALID_STATE) and raise the deposit's asset (400 on body.campaign_id).
  */
-export async function checkReportable(tx: Tx, id: string, asset: Asset): Promise<void> {
+export async function checkReportable(tx: Tx, id: string, asset: Asset, now: Date): Promise<void> {
   const row = await store.lockCampaign(tx, id, 'share');
   if (!row || row.hidden) return notFound(id);
-  if (campaignNext(row.state, { type: 'REPORT' }) === null) {
-    fail('INVALID_STATE', `campaign ${id} is ${row.state}; it takes no new contributions`, {
+  if (campaignNext(row.state, { type: 'REPORT' }) === null || overdue(row, now)) {
+    const state = overdue(row, now) ? 'ended' : row.state;
+    fail('INVALID_STATE', `campaign ${id} is ${state}; it takes no new contributions`, {
       next: { method: 'GET', path: `/api/v1/funding/campaigns/${id}` },
     });
   }
@@ -175,21 +176,29 @@ export async function countContribution(ctx: Ctx, tx: Tx, d: DepositRow): Promis
   if (d.campaign_id === null || d.amount_base === null) return null;
   const row = await store.lockCampaign(tx, d.campaign_id, 'update');
   if (!row) return null;
+  const at = ctx.clock.now();
+  // Its ends_at passed before the deadline pass came by: it ended then, before this counts.
+  const ended = overdue(row, at) ? campaignNext(row.state, { type: 'END' }) : null;
+  const from = ended ?? row.state;
   const amount = BigInt(d.amount_base);
   const reaches = BigInt(row.raised_base) + amount >= BigInt(row.target_base);
-  const funded = reaches ? campaignNext(row.state, { type: 'FUNDED' }) : null;
-  const state = funded ?? campaignNext(row.state, { type: 'CONTRIBUTE' }) ?? row.state;
-  const at = ctx.clock.now();
+  const funded = reaches ? campaignNext(from, { type: 'FUNDED' }) : null;
+  const state = funded ?? campaignNext(from, { type: 'CONTRIBUTE' }) ?? from;
   const after = await store.updateCampaign(tx, row.id, {
     state,
     addBase: amount,
     addContributions: 1,
-    finishedAt: funded ? at : null,
+    finishedAt: ended ? row.ends_at : funded ? at : null,
     closedBy: null,
   });
-  const items = funded ? await noteMove(ctx, tx, after, 'funded') : [];
-  return { kind: funded ? 'campaign_funded' : 'campaign_contribution', view: campaignView(ctx, after), items, hidden: after.hidden };
+  const move = ended ? 'ended' : funded ? 'funded' : null;
+  const items = move ? await noteMove(ctx, tx, after, move) : [];
+  return { kind: move ? `campaign_${move}` : 'campaign_contribution', view: campaignView(ctx, after), items, hidden: after.hidden };
 }
+
+/** An open campaign whose ends_at has passed (the deadline pass ends it within seconds). */
+const overdue = (row: store.CampaignRow, now: Date): boolean =>
+  row.state === 'open' && row.ends_at !== null && row.ends_at.getTime() <= now.getTime();
 
 /** After the commit: the change on the `treasury` topic, the opener's item on its inbox. */
 export async function publishChange(ctx: Ctx, change: CampaignChange | null): Promise<void> {

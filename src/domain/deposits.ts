@@ -96,7 +96,7 @@ export async function submitDeposit(ctx: Ctx, input: SubmitInput) {
     campaignId === undefined
       ? await store.insertDeposit(ctx.sql, fields)
       : await ctx.sql.begin(async (tx) => {
-          await checkReportable(tx, campaignId, input.asset);
+          await checkReportable(tx, campaignId, input.asset, at);
           return store.insertDeposit(tx, fields);
         });
   if (row) return depositView(ctx, row);

@@ -1,7 +1,7 @@
 // The page for people (DECISIONS.md "The page for people"): everything the page shows, as one
 // document. The server renders it into the first paint; the browser fetches it again when the
-// stream says something changed (presence, treasury with its campaigns, signal) and on a slow timer for what has no
-// public stream topic (registrations, the task board, which is a members-only topic).
+// stream says something changed (presence, treasury with its campaigns, signal) and on a slow
+// timer for what has no public stream topic (registrations, the task board, a members-only topic).
 import { npubEncode } from 'nostr-tools/nip19';
 import { ONLINE_WINDOW_MS } from '../machines/presence.js';
 import { latestPresence } from '../store/habitat.js';
@@ -100,19 +100,17 @@ export async function pageState(ctx: Ctx): Promise<PageState> {
       confirmed: g.confirmed_amount_exact,
       percent: g.target_amount > 0 ? Math.min(100, Math.floor((g.confirmed_amount / g.target_amount) * 100)) : 0,
     })),
-    campaigns: treasury.campaigns.open.map((c) => {
-      return {
-        id: c.id,
-        title: c.title,
-        asset: c.asset,
-        target: c.target_amount,
-        raised: c.raised_verified,
-        percent: c.percent,
-        contributions: c.contributions,
-        pending: c.pending_contributions,
-        ends_at: c.ends_at,
-      };
-    }),
+    campaigns: treasury.campaigns.open.map((c) => ({
+      id: c.id,
+      title: c.title,
+      asset: c.asset,
+      target: c.target_amount,
+      raised: c.raised_verified,
+      percent: c.percent,
+      contributions: c.contributions,
+      pending: c.pending_contributions,
+      ends_at: c.ends_at,
+    })),
     signal: latest[0] ? { id: latest[0].id, emitted_at: latest[0].emitted_at } : null,
     nostr: { pubkey: key.pubkey, npub: npubEncode(key.pubkey) },
     links: {

@@ -211,6 +211,43 @@ describe('the deadline', () => {
     }
   }, 180_000);
 
+  it('a campaign past its ends_at is ended before the pass comes by: no new report, and a late verification ends it, not funds it', async () => {
+    // The deadline pass runs at boot and then not again within this test (its longest period).
+    const srv = await startTestServer({ ...env(), TASK_DEADLINE_POLL_MS: '600000' }, { clock });
+    try {
+      const opener = await register(srv, 'Overdue');
+      const endsAt = new Date(clock.now().getTime() + H);
+      const id = await openCampaign(srv, opener, { target_amount: '0.05', ends_at: endsAt.toISOString() });
+      const pending = await give(srv, '0.06', id, 1);
+      await runDue(srv);
+      clock.advance(2 * H);
+      expect((await campaign(srv, id)).state).toBe('open');
+
+      const before = await countRows(srv, 'deposits');
+      const tx = await chain.send(treasury, '0.01');
+      const r = await srv.call('POST', '/api/v1/treasury/deposits', { body: { tx_hash: tx.hash, contributor_name: 'x', campaign_id: id } });
+      expect(r.status).toBe(409);
+      expect(r.json.error.code).toBe('INVALID_STATE');
+      expect(await countRows(srv, 'deposits')).toBe(before);
+
+      await chain.mine(3);
+      await runDue(srv);
+      expect((await deposit(srv, pending.id)).state).toBe('verified');
+      expect(await campaign(srv, id)).toMatchObject({
+        state: 'ended',
+        finished_at: endsAt.toISOString(),
+        raised_verified: '0.06',
+        contributions: 1,
+      });
+      expect(await endDueCampaigns(srv.app.ctx)).toBe(0);
+      const items = await inboxOf(srv, opener);
+      expect(items.map((i) => i.kind)).toEqual(['campaign']);
+      expect(items[0]?.excerpt).toContain('ended: Habitat node');
+    } finally {
+      await srv.close();
+    }
+  });
+
   it.runIf(usingRealPostgres())(
     'two nodes racing for the same deadlines end each campaign once',
     async () => {
