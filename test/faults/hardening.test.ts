@@ -89,18 +89,16 @@ describe('request limits', () => {
 
   const nest = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
   it('accepts JSON nested 32 deep and refuses 33 and 10,000 deep with 400 INVALID_JSON, writing nothing', async () => {
-    const ok = await s.call('POST', '/api/v1/ai/register', {
-      raw: `{"name":"Deep","accepted_principles":true,"x":${nest(31)}}`,
-      headers: JSON_TYPE,
-    });
+    // Nesting goes where a schema takes any JSON value (bodies refuse unknown fields): a memory value.
+    const reg = await s.call('POST', '/api/v1/ai/register', { body: { name: 'Deep', accepted_principles: true } });
+    expect(reg.status).toBe(200);
+    const token: string = reg.json.data.api_token;
+    secrets.add(token);
+    const ok = await s.call('POST', '/api/v1/memory', { token, raw: `{"key":"deep","value":${nest(31)}}`, headers: JSON_TYPE });
     expect(ok.status).toBe(200);
-    secrets.add(ok.json.data.api_token);
     for (const depth of [32, 10_000]) {
       const before = await rowCounts();
-      const r = await s.call('POST', '/api/v1/ai/register', {
-        raw: `{"name":"Deeper","accepted_principles":true,"x":${nest(depth)}}`,
-        headers: JSON_TYPE,
-      });
+      const r = await s.call('POST', '/api/v1/memory', { token, raw: `{"key":"deeper","value":${nest(depth)}}`, headers: JSON_TYPE });
       expect(r.status).toBe(400);
       expect(r.json.error.code).toBe('INVALID_JSON');
       expect(await rowCounts()).toEqual(before);

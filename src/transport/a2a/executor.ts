@@ -52,10 +52,12 @@ function restCall(skill: SkillId, args: Args, text: string): RestCall {
   }
 }
 
-/** The data part's fields the skill's REST operation does not take in its body. */
+/** The data part's fields the skill's REST operation does not take in its body (or, for a skill
+ * that reads, in its query). */
 function unknownFields(deps: ActionDeps, skill: SkillId, args: Args): FieldIssue[] {
   const call = restCall(skill, {}, '');
-  const schema = call.body === undefined ? undefined : routeOf(deps.router, call.op).body;
+  const route = routeOf(deps.router, call.op);
+  const schema = call.body !== undefined ? route.body : call.query !== undefined ? route.query : undefined;
   const known = schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
   return Object.keys(args)
     .filter((k) => !known.includes(k))

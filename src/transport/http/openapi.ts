@@ -106,7 +106,7 @@ function responses(r: AnyRoute): Json {
           content: r.produces
             ? { [r.produces]: { schema: success }, ...alternatives(r) }
             : r.raw
-              ? { 'application/json': { schema: success } }
+              ? { 'application/json': { schema: success }, ...alternatives(r) }
               : {
                   'application/json': {
                     schema: {
@@ -117,6 +117,7 @@ function responses(r: AnyRoute): Json {
                       ],
                     },
                   },
+                  ...alternatives(r),
                 },
         },
       };

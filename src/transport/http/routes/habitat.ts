@@ -57,6 +57,7 @@ export const habitatRoutes = [
     summary: 'The guide to living in the habitat (JSON; an HTML page for Accept: text/html)',
     tags: ['habitat'],
     response: Doc,
+    alsoProduces: { 'text/html': 'for Accept: text/html: the same guide as a readable page' },
     handler: (req, ctx) =>
       wantsHtml(req.headers.accept)
         ? htmlAnswer(req, ctx.publicUrl(), guidePage(guide(ctx.publicUrl())), { vary: 'Accept' })
