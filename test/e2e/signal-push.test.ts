@@ -81,7 +81,7 @@ describe('subscriptions', () => {
     ['a non-http scheme', { callback_url: 'ftp://example.com/hook', secret: SECRET }],
     ['credentials in the URL', { callback_url: 'http://user:pw@example.com/hook', secret: SECRET }],
     ['a short secret', { callback_url: 'https://example.com/hook', secret: 'short' }],
-    ['a missing secret', { callback_url: 'https://example.com/hook' }],
+    ['a secret that is not a string', { callback_url: 'https://example.com/hook', secret: 12345 }],
   ];
   for (const [what, body] of refused) {
     it(`refuses ${what} with 400 VALIDATION_FAILED and stores nothing`, async () => {
