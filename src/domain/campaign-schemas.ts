@@ -37,18 +37,20 @@ export const CAMPAIGN_EVENT_KINDS = [
   'campaign_closed',
 ] as const;
 
+/** A verified deposit as the treasury feed lists it (GET /api/v1/treasury/deposits). */
+export const DepositFeedEntrySchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  amount: Amount,
+  asset: z.enum(ASSETS),
+  time: z.string(),
+  tx_hash: z.string(),
+  on_behalf_of: z.string().nullable(),
+  campaign_id: z.string().nullable(),
+});
+
 /** The data of an event on the `treasury` topic: a verified deposit, or a campaign's change. */
 export const TreasuryEventSchema = z.union([
-  z.object({
-    kind: z.literal('deposit_verified'),
-    id: z.uuid(),
-    name: z.string(),
-    amount: Amount,
-    asset: z.enum(ASSETS),
-    time: z.string(),
-    tx_hash: z.string(),
-    on_behalf_of: z.string().nullable(),
-    campaign_id: z.string().nullable(),
-  }),
+  DepositFeedEntrySchema.extend({ kind: z.literal('deposit_verified') }),
   z.object({ kind: z.enum(CAMPAIGN_EVENT_KINDS), campaign: CampaignSchema }),
 ]);

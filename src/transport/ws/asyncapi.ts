@@ -2,8 +2,8 @@
 // generated from the same zod schemas the stream validates client ops with and builds its frames
 // from (./frames.ts), so the document cannot drift from the wire.
 import { z } from 'zod';
-import { TreasuryEventSchema } from '../../domain/campaign-schemas.js';
 import { CLOSE_CODES, ClientOp, JSON_PROTOCOL, MAX_BACKPRESSURE_BYTES, MAX_FRAME_BYTES, MSGPACK_PROTOCOL, ServerFrame } from './frames.js';
+import { TOPIC_PAYLOADS } from './payloads.js';
 import { SESSIONS_PER_ADDRESS, STREAM_PATH } from './stream.js';
 import { MEMBER_TOPICS, TOPICS } from './topics.js';
 
@@ -48,9 +48,6 @@ const TOPIC_TEXT: Record<(typeof TOPICS)[number], string> = {
   inbox:
     'your own inbox items only (members): mentions, replies, task moves, votes, direct messages, deposits, the moves of your campaigns, badges; event id = the item id (per member); since replays missed items',
 };
-
-/** The event data of topics whose payload is described (docs/treasury.md "Campaigns"). */
-const TOPIC_PAYLOADS: Partial<Record<(typeof TOPICS)[number], z.ZodType>> = { treasury: TreasuryEventSchema };
 
 export function buildAsyncApi(baseUrl: string): Json {
   const url = new URL(baseUrl);
@@ -138,7 +135,7 @@ export function buildAsyncApi(baseUrl: string): Json {
         {
           members_only: MEMBER_TOPICS.has(t),
           description: TOPIC_TEXT[t],
-          ...(TOPIC_PAYLOADS[t] ? { payload: schema(TOPIC_PAYLOADS[t], 'output') } : {}),
+          payload: schema(TOPIC_PAYLOADS[t], 'output'),
         },
       ]),
     ),

@@ -3,6 +3,7 @@
 // an event with the type it already has for the REST resource. The AsyncAPI document and the
 // tests' stream gate take these; the event frame is a `oneOf` over the topics.
 import { z } from 'zod';
+import { TreasuryEventSchema } from '../../domain/campaign-schemas.js';
 import { TASK_STATES, type TaskEventType } from '../../machines/task.js';
 import { ChatMessageSchema } from '../http/routes/chat.js';
 import { Answer, Comment, Post, Proposal, Question, Trust } from '../http/routes/content-schemas.js';
@@ -10,7 +11,6 @@ import { InboxItem } from '../http/routes/inbox.js';
 import { ReplyEntry } from '../http/routes/replies.js';
 import { Entry as SignalEntry } from '../http/routes/signal.js';
 import { Task } from '../http/routes/tasks.js';
-import { FeedEntry } from '../http/routes/treasury.js';
 import type { Topic } from './topics.js';
 
 const TASK_MOVES = [
@@ -41,7 +41,9 @@ export const TOPIC_PAYLOADS: Record<Topic, z.ZodType> = {
       Comment.extend({ kind: z.literal('comment'), content_trust: Trust }),
     ])
     .describe('a new post or comment, as GET /api/v1/posts/{id} shows them'),
-  treasury: FeedEntry.extend({ kind: z.literal('deposit_verified') }).describe('a verified deposit, as the treasury feed lists it'),
+  treasury: TreasuryEventSchema.describe(
+    'a verified deposit as the treasury feed lists it (deposit_verified), or a campaign opened, counting a contribution, funded, ended or closed (campaign_*)',
+  ),
   tasks: z
     .object({
       event: z.enum(TASK_MOVES).describe("the move: POST (a new task), a member's move, or a deadline passing"),

@@ -2,6 +2,7 @@
 
 import { z } from 'zod';
 import { ASSETS } from '../../../domain/amounts.js';
+import { DepositFeedEntrySchema } from '../../../domain/campaign-schemas.js';
 import * as deposits from '../../../domain/deposits.js';
 import { fail } from '../../../domain/errors.js';
 import { TEXT_LIMITS } from '../../../domain/limits.js';
@@ -65,16 +66,7 @@ const Deposit = z.object({
   content_trust: z.string(),
 });
 
-export const FeedEntry = z.object({
-  id: z.uuid(),
-  name: z.string(),
-  amount: Amount,
-  asset: z.enum(ASSETS),
-  time: z.string(),
-  tx_hash: z.string(),
-  on_behalf_of: z.string().nullable(),
-  campaign_id: z.string().nullable(),
-});
+export const FeedEntry = DepositFeedEntrySchema;
 
 const PerAsset = <T extends z.ZodType>(t: T) => z.object({ ETH: t, BTC: t });
 
