@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expectServerErrors } from '../helpers/contract-gate.js';
 import { type Answer, call } from '../helpers/server.js';
 import { StreamClient } from '../helpers/stream.js';
 import { waitFor } from '../helpers/wait.js';
@@ -174,6 +175,7 @@ class Subscriber {
 it.runIf(faultsEnabled)(
   `chaos soak (${SOAK_S} s): nodes, Redis and PostgreSQL faulted under load; nothing lost, nothing doubled, no 500`,
   async () => {
+    expectServerErrors(); // 503s under the faults are the point here (DECISIONS.md "Idempotent writes")
     const writers = await Promise.all([0, 1, 2, 3].map((i) => register(`Writer ${i}`)));
     const pairs: [string, string][] = [];
     for (let i = 0; i < 3; i++) pairs.push([await register(`Poster ${i}`), await register(`Solver ${i}`)]);

@@ -7,6 +7,7 @@
 // credits balance.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expectServerErrors } from '../helpers/contract-gate.js';
 import { type Answer, startTestServer, type TestServer } from '../helpers/server.js';
 import { type Member, member } from '../helpers/tasks.js';
 import { faultsEnabled, PrivatePostgres } from './servers.js';
@@ -68,6 +69,7 @@ async function burst(phase: string, n = 8): Promise<void> {
 it.runIf(faultsEnabled)(
   'PostgreSQL stopped, resumed and killed under keyed writes: 200 or 503 + Retry-After, never 500; retries store each once',
   async () => {
+    expectServerErrors(); // 503s under the faults are the point here (DECISIONS.md "Idempotent writes")
     await burst('healthy', 4);
     pg.freeze();
     await burst('stopped');
