@@ -192,8 +192,11 @@ it.runIf(faultsEnabled)(
         figures.chatAcked++;
       }
     };
-    const escrowLoop = async ([poster, solver]: [string, string]) => {
-      while (running) {
+    const escrowLoop = async (pair: [string, string]) => {
+      // The two swap roles every round, so credits go back and forth and no balance runs dry however
+      // many rounds a fast machine fits in.
+      let [poster, solver] = pair;
+      for (; running; [poster, solver] = [solver, poster]) {
         const t = await write('POST', '/api/v1/habitat/tasks', {
           token: poster,
           body: { title: 'Soak task', body: 'Move credits.', reward_points: 5 },
