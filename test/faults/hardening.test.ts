@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schedulerOf } from '../../src/actors/signal-scheduler.js';
 import { createLogger } from '../../src/log.js';
 import type { AnyRoute } from '../../src/transport/http/route.js';
+import { uwsBuild } from '../../src/transport/uws-build.js';
 import { expectServerErrors } from '../helpers/contract-gate.js';
 import { callTool, mcpClient } from '../helpers/mcp.js';
 import { OPERATOR_TOKEN as OP } from '../helpers/operator.js';
@@ -58,7 +59,10 @@ describe('request limits', () => {
   it('answers a header block over 8 KiB with 431 and closes; one split past 4 KiB is closed by uWS', async () => {
     const big = await rawRequest(s.app.port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(9000)}\r\n\r\n`);
     expect(big).toMatch(/^HTTP\/1\.1 431 /);
-    expect(big).toContain('"code":"PAYLOAD_TOO_LARGE"');
+    // The fallback build hands the block to us (our JSON refusal); the current build (20.57) answers
+    // 431 itself, with its own small HTML body, before any of our code runs.
+    if (uwsBuild.kind === 'fallback') expect(big).toContain('"code":"PAYLOAD_TOO_LARGE"');
+    else expect(big).toContain('Request Header Fields Too Large');
     const huge = await rawRequest(s.app.port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(2_000_000)}\r\n\r\n`);
     expect(huge).not.toMatch(/^HTTP\/1\.1 200/);
     const split = await new Promise<string>((ok) => {
@@ -150,10 +154,18 @@ describe('slow clients', () => {
         expect(r.status).toBe(200);
       }
       expect(Math.max(...times)).toBeLessThan(1000);
-      // uWS's idle timeout is not reset by a trickle of header bytes: every slow socket is closed.
-      const deadline = Date.now() + 15_000;
-      while (closed < 50 && Date.now() < deadline) await new Promise((ok) => setTimeout(ok, 250));
-      expect(closed).toBe(50);
+      if (uwsBuild.kind === 'fallback') {
+        // The 20.30 build's idle timeout is not reset by a trickle of header bytes: every slow
+        // socket is closed.
+        const deadline = Date.now() + 15_000;
+        while (closed < 50 && Date.now() < deadline) await new Promise((ok) => setTimeout(ok, 250));
+        expect(closed).toBe(50);
+      } else {
+        // The current build (20.57) keeps them open (seen: none closed after 16 s); they still starve
+        // nobody (above), and the proxy's `timeout http-request` closes them in front of the nodes
+        // (deploy/haproxy.cfg; docs/security.md "A flood of connections").
+        expect(closed).toBe(0);
+      }
     } finally {
       clearInterval(drip);
       for (const sock of slow) sock.destroy();
