@@ -186,7 +186,8 @@ describe('the report queue', () => {
     const path = `/operator/reports/${rep}/resolve`;
     const cases = [
       postForm(s, path, { action: 'hide', back: '/operator' }, { cookie }),
-      postForm(s, path, { action: 'hide', csrf: `${csrf.slice(0, -1)}A` }, { cookie }),
+      // One character changed (never to itself: a token ending in A would otherwise pass unchanged).
+      postForm(s, path, { action: 'hide', csrf: `${csrf.slice(0, -1)}${csrf.endsWith('A') ? 'B' : 'A'}` }, { cookie }),
       postForm(s, path, { action: 'hide', csrf }, { cookie, origin: 'https://evil.example' }),
       postForm(s, path, { action: 'hide', csrf }, { cookie, origin: `${s.url}.evil.example` }),
       postForm(s, path, { action: 'hide', csrf }, { cookie, origin: null }),
