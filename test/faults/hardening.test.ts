@@ -160,12 +160,10 @@ describe('slow clients', () => {
         const deadline = Date.now() + 15_000;
         while (closed < 50 && Date.now() < deadline) await new Promise((ok) => setTimeout(ok, 250));
         expect(closed).toBe(50);
-      } else {
-        // The current build (20.57) keeps them open (seen: none closed after 16 s); they still starve
-        // nobody (above), and the proxy's `timeout http-request` closes them in front of the nodes
-        // (deploy/haproxy.cfg; docs/security.md "A flood of connections").
-        expect(closed).toBe(0);
       }
+      // The current build (20.57) keeps them open (seen: none closed after 16 s); it is not asserted
+      // here (that would be a pause standing for "did not happen"). They still starve nobody
+      // (above); the proxy's `timeout http-request` closes them (deploy/haproxy.cfg, docs/security.md).
     } finally {
       clearInterval(drip);
       for (const sock of slow) sock.destroy();
