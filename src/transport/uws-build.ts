@@ -33,6 +33,14 @@ const lastLine = (e: unknown): string =>
 const versionBeside = (file: string): string =>
   (JSON.parse(readFileSync(join(dirname(file), 'package.json'), 'utf8')) as { version: string }).version;
 
+/** The header block uWS itself buffers before our code sees a request: twice our own limit
+ * (src/transport/http/uws.ts MAX_HEADER_BYTES, 8 KiB), so a block between the two is answered by
+ * our JSON 431 on both builds; only a block over this is refused by uWS's own small 431 page.
+ * The 20.57 build's default is 4 KiB, which made an ordinary 5 KB bearer a bare-text 431. It is
+ * read once, when the native module loads, from the environment (an operator's own value wins). */
+export const UWS_HEADER_BUFFER = 16 * 1024;
+if (!process.env.UWS_HTTP_MAX_HEADERS_SIZE) process.env.UWS_HTTP_MAX_HEADERS_SIZE = String(UWS_HEADER_BUFFER);
+
 export const FALLBACK_LACKS = 'unknown HTTP methods (PROPFIND, FOO, lowercase get) are closed by its parser instead of answered 405/501';
 
 function pick(): { uWS: Uws; build: UwsBuild } {
