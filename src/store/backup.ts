@@ -3,27 +3,14 @@
 // running server's own PGlite under its query lock when a server runs, or by opening the directory
 // when none does; restored by loading the tar into an empty DATA_DIR.
 // PostgreSQL: pg_dump's custom format (of DATABASE_SCHEMA alone when one is set), one snapshot
-// transaction while the nodes keep serving; restored with pg_restore into an empty database.
-import { execFile } from 'node:child_process';
+// transaction while the nodes keep serving; restored with pg_restore into an empty database
+// (src/store/pg-restore.ts: also from client tools newer than the server).
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import postgres from 'postgres';
 import { backupPointer } from './db.js';
-
-const exec = promisify(execFile);
-
-/** Runs a PostgreSQL client tool; its failure names what the tool said, never the command line
- * (which holds DATABASE_URL and so perhaps a password). */
-async function run(tool: string, args: string[]): Promise<void> {
-  try {
-    await exec(tool, args);
-  } catch (err) {
-    const e = err as { stderr?: string; code?: string | number };
-    throw new Error(`${tool} failed: ${e.stderr?.trim() || `exit ${e.code}`}`);
-  }
-}
+import { pgRestore, runTool } from './pg-restore.js';
 
 export interface BackupTarget {
   databaseUrl: string | undefined;
@@ -34,7 +21,7 @@ export interface BackupTarget {
 export async function backup(t: BackupTarget, file: string): Promise<void> {
   if (t.databaseUrl) {
     const only = t.schema ? ['--schema', t.schema] : [];
-    await run('pg_dump', ['--format=custom', '--no-owner', '--no-privileges', ...only, '--file', file, '--dbname', t.databaseUrl]);
+    await runTool('pg_dump', ['--format=custom', '--no-owner', '--no-privileges', ...only, '--file', file, '--dbname', t.databaseUrl]);
     return;
   }
   writeFileSync(file, await embeddedDump(t.dataDir));
@@ -44,7 +31,7 @@ export async function restore(t: BackupTarget, file: string): Promise<void> {
   if (!existsSync(file)) throw new Error(`no backup file at ${file}`);
   if (t.databaseUrl) {
     await refuseNonEmptyDatabase(t.databaseUrl, t.schema);
-    await run('pg_restore', ['--no-owner', '--no-privileges', '--exit-on-error', '--single-transaction', '--dbname', t.databaseUrl, file]);
+    await pgRestore(t.databaseUrl, file);
     return;
   }
   const pgDir = resolve(t.dataDir, 'pg');
