@@ -99,6 +99,13 @@ case "${1:-}" in
     for name in ${TRIXIE_ENV:-}; do env_args+=("$name=${!name-}"); done
     [ -d "$dir/.git" ] || echo "trixie: $dir/.git is not a directory (a git worktree?): tests that run git (upgrade.test.ts) need a clone of their own" >&2
     cp /etc/resolv.conf "$ROOT/etc/resolv.conf" # the host's current resolver (deploy.test.ts runs npm ci)
+    # ...and the host's trust: a machine whose way out is a TLS-inspecting proxy has that proxy's CA
+    # in its own bundle only (npm ci in the root then fails with SELF_SIGNED_CERT_IN_CHAIN).
+    host_ca=${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}
+    if [ -f "$host_ca" ]; then
+      cp "$host_ca" "$ROOT/etc/ssl/host-ca-certificates.crt"
+      env_args+=(NODE_EXTRA_CA_CERTS=/etc/ssl/host-ca-certificates.crt npm_config_cafile=/etc/ssl/host-ca-certificates.crt)
+    fi
     tmp=$(mktemp -d "$CACHE/tmp.XXXXXX") && chmod 1777 "$tmp"
     trap 'rm -rf "$tmp"' EXIT
     unshare -m --propagation private bash -c '
