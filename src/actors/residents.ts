@@ -9,7 +9,7 @@ import type { HeartbeatOutcome, PresenceService } from '../domain/presence.js';
 import { formatMember } from '../domain/tokens.js';
 import { ONLINE_WINDOW_MS } from '../machines/presence.js';
 import { type BeatBatch, flushHeartbeats, recentHeartbeats } from '../store/habitat.js';
-import type { Actor } from './index.js';
+import type { Actor } from './loop.js';
 import { RedisPresence } from './presence-redis.js';
 import { PresenceRuntime } from './presence-runtime.js';
 

@@ -7,9 +7,8 @@ import type { Logger } from '../log.js';
 import type { NewChatRow, StoredChat } from '../store/chat.js';
 import type { IdentityRow } from '../store/identities.js';
 import type { NewMemory, PutResult } from '../store/memory.js';
-import type { ChatPages } from './chat-room.js';
+import type { ChatMessage } from './chat-record.js';
 import type { Metrics } from './metrics.js';
-import type { PresenceService } from './presence.js';
 import { VersionedMemo } from './versioned-memo.js';
 
 export type { Sql };
@@ -70,6 +69,38 @@ export interface Ctx {
 
 /** The node's own context (per-node memories are keyed by it, never by a per-request view). */
 export const nodeCtx = (ctx: Ctx): Ctx => ctx.base ?? ctx;
+
+/** What the chat use cases read from the room (ctx.services.chatRoom; src/domain/chat-room.ts). */
+export interface ChatPages {
+  page(limit: number, beforeSeq: number | null): { messages: ChatMessage[]; more: boolean } | null;
+  /** The seq of the newest message this node has handed on (hidden ones included). */
+  readonly lastSeq: number;
+  /** Counts the changes to what the newest pages show (settled and hidden messages). */
+  readonly version: number;
+}
+
+export interface HeartbeatOutcome {
+  /** The resident moved offline -> online (announced on the presence topic). */
+  cameOnline: boolean;
+  /** ms since epoch. */
+  onlineUntil: number;
+}
+
+/** The presence service the habitat domain talks to (src/domain/presence.ts): the resident actors
+ * of this node (src/actors/residents.ts), backed by Redis when REDIS_URL is set. */
+export interface PresenceService {
+  /** HEARTBEAT to the resident's actor; the write to PostgreSQL is coalesced. Synchronous when
+   * presence is in this process alone (the hot path), a promise when Redis decides. */
+  heartbeat(identityId: number, at: Date, statusNote: string | undefined): HeartbeatOutcome | Promise<HeartbeatOutcome>;
+  /** Residents online now (every node agrees when Redis is shared). */
+  onlineCount(): Promise<number>;
+  isOnline(identityId: number): Promise<boolean>;
+  /** The UTC day (days since epoch) last credited with heartbeat points, -1 when unknown. */
+  creditedDay(identityId: number): number;
+  markCredited(identityId: number, day: number): void;
+  /** Writes pending heartbeats to PostgreSQL now. */
+  flush(): Promise<void>;
+}
 
 /** The node-local services use cases reach through the context (never a module-level registry),
  * so a dependency shows in a signature. Null until started (and after stop). */
