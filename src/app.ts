@@ -5,12 +5,13 @@ import { Redis } from 'ioredis';
 import { type RunningActors, startActors, stopActors } from './actors/index.js';
 import { openAppStore } from './app-store.js';
 import type { Config } from './config.js';
-import { openChatRoom } from './domain/chat.js';
+import { closeChatRoom, openChatRoom } from './domain/chat.js';
 import { GuestIssuer } from './domain/guests.js';
 import { HeartbeatRows, sessionHeartbeat } from './domain/habitat.js';
 import { openTokenChecks, validTokenKeys } from './domain/identity.js';
 import { openMemoryWrites } from './domain/memory.js';
 import { type Bus, type Clock, type Ctx, type Health, noServices, systemClock } from './domain/ports.js';
+import { openTokenCache } from './domain/token-cache.js';
 import { createLogger, type Logger } from './log.js';
 import type { Store } from './store/db.js';
 import { DbHealth } from './store/health.js';
@@ -124,12 +125,18 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const router = new Router();
   for (const r of allRoutes()) router.add(r);
   const inflight: InFlight = { count: 0, drained: null };
+  // The node's services in ctx.services, each with its stop, run on close in reverse order (the
+  // actors have their own table, src/actors/index.ts). Whoever opens one here stops it here.
+  const services: { name: string; stop: () => void }[] = [];
   const chatRoom = await openChatRoom(ctx);
-  openTokenChecks(ctx);
-  openMemoryWrites(ctx);
+  services.push({ name: 'chat room and posts', stop: () => closeChatRoom(ctx, chatRoom) });
+  services.push({ name: 'token checks', stop: openTokenChecks(ctx) });
+  services.push({ name: 'memory writes', stop: openMemoryWrites(ctx) });
+  services.push({ name: 'token cache', stop: openTokenCache(ctx) });
   const app = uWS.App();
   // The stream is mounted before the catch-all HTTP route so its path is matched first.
   const signal = await signalFeed(ctx);
+  services.push({ name: 'signal feed', stop: () => signal.close() });
   const feeds = { chat: chatFeed(chatRoom), signal };
   const stream = mountStream(app, { ctx, guests, feeds, ops: streamOperations(ctx, router), limits });
   const nostrRelay = mountNostrRelay(app, ctx);
@@ -181,11 +188,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       stream.close(1001, 'server shutting down');
       nostrRelay.close();
       await stopActors(actors.all);
-      ctx.services.chatRoom = null;
-      ctx.services.tokenChecks = null;
-      ctx.services.memoryPuts = null;
-      chatRoom.close();
-      signal.close();
+      for (const service of services.reverse()) service.stop();
       await bus.close();
       limitRedis?.disconnect();
       await dbHealth.close();

@@ -11,7 +11,7 @@ import { walletsOf } from '../domain/wallets.js';
 import { leaseDue } from '../store/deposits.js';
 import { btcChecker } from '../transport/chain/btc.js';
 import { ethChecker } from '../transport/chain/eth.js';
-import type { Actor, RunningActors } from './index.js';
+import { type Actor, ActorLoop } from './loop.js';
 
 // How often due deposits are looked for (DEPOSIT_POLL_MS, 5 s; their own backoff, 15 s .. 10 min,
 // spaces the checks), and how long a leased deposit is left alone (DEPOSIT_LEASE_MS, 2 min): a
@@ -25,7 +25,7 @@ export interface DepositVerifier extends Actor {
 }
 
 /** The verifier an app runs (tests call its runDue instead of waiting). */
-export function depositVerifierOf(app: { actors: RunningActors }): DepositVerifier | undefined {
+export function depositVerifierOf(app: { actors: { deposits: DepositVerifier | null } }): DepositVerifier | undefined {
   return app.actors.deposits ?? undefined;
 }
 
@@ -44,8 +44,6 @@ function checkersFor(ctx: Ctx): Partial<Record<Asset, ChainChecker>> {
 
 export function createDepositVerifier(ctx: Ctx, opts: { pollMs?: number | null } = {}): DepositVerifier {
   const checkers = checkersFor(ctx);
-  let chain: Promise<unknown> = Promise.resolve();
-  let stopped = false;
 
   async function check(asset: Asset, txHash: string, proof: SenderProof | undefined): Promise<CheckOutcome> {
     const checker = checkers[asset];
@@ -58,19 +56,19 @@ export function createDepositVerifier(ctx: Ctx, opts: { pollMs?: number | null }
     }
   }
 
-  async function once(): Promise<number> {
+  async function once(signal: AbortSignal): Promise<number> {
     ctx.metrics.schedulerTicks.inc({ scheduler: 'deposit_verifier' });
     try {
-      return await leaseAndCheck();
+      return await leaseAndCheck(signal);
     } catch (err) {
       countDbError(ctx.metrics, err);
       throw err;
     }
   }
 
-  async function leaseAndCheck(): Promise<number> {
+  async function leaseAndCheck(signal: AbortSignal): Promise<number> {
     let checked = 0;
-    for (let i = 0; i < MAX_BATCHES && !stopped; i++) {
+    for (let i = 0; i < MAX_BATCHES && !signal.aborted; i++) {
       const now = ctx.clock.now();
       const rows = await leaseDue(ctx.sql, now, new Date(now.getTime() + ctx.config.depositLeaseMs), BATCH);
       await Promise.all(rows.map(async (row) => applyCheck(ctx, row, await check(row.asset, row.tx_hash, senderProofOf(row)))));
@@ -81,30 +79,15 @@ export function createDepositVerifier(ctx: Ctx, opts: { pollMs?: number | null }
   }
 
   // One run at a time per node: a runDue() call waits for the run in progress, then runs.
-  const runDue = (): Promise<number> => {
-    const run = chain.then(once);
-    chain = run.catch(() => undefined);
-    return run;
-  };
-
   const pollMs = opts.pollMs === undefined ? ctx.config.depositPollMs : opts.pollMs;
-  const timer =
-    pollMs === null
-      ? null
-      : setInterval(() => {
-          runDue().catch((err) => ctx.log.error({ err }, 'deposit verifier run failed'));
-        }, pollMs);
-  timer?.unref();
+  const loop = new ActorLoop(ctx, { name: 'deposit-verifier', pass: once, next: () => pollMs, first: pollMs }).start();
 
-  const verifier: DepositVerifier = {
+  return {
     name: 'deposit-verifier',
-    runDue,
+    runDue: () => loop.run(),
     async stop() {
-      stopped = true;
-      if (timer) clearInterval(timer);
-      await chain;
+      await loop.stop();
       for (const c of Object.values(checkers)) c.close();
     },
   };
-  return verifier;
 }

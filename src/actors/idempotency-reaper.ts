@@ -3,19 +3,13 @@
 // answer even before it is reaped, so the sweep only bounds the table.
 import { reapKeys } from '../domain/idempotency.js';
 import type { Ctx } from '../domain/ports.js';
-import type { Actor } from './index.js';
+import { type Actor, ActorLoop } from './loop.js';
 
 export const REAP_EVERY_MS = 10 * 60 * 1000;
 
 export function startIdempotencyReaper(ctx: Ctx, everyMs = REAP_EVERY_MS): Actor {
-  const timer = setInterval(() => {
-    reapKeys(ctx).catch((err: unknown) => ctx.log.warn({ err }, 'idempotency reaper: sweep failed; tried again later'));
-  }, everyMs);
-  timer.unref();
-  return {
-    name: 'idempotency-reaper',
-    async stop() {
-      clearInterval(timer);
-    },
-  };
+  // A failed sweep is logged by the loop and tried again at the next one.
+  const loop = new ActorLoop(ctx, { name: 'idempotency-reaper', pass: () => reapKeys(ctx), next: () => everyMs, first: everyMs });
+  loop.start();
+  return { name: 'idempotency-reaper', stop: () => loop.stop() };
 }

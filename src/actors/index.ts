@@ -1,49 +1,60 @@
-// The running actors of one node (DESIGN.md "Actors"). Each area adds its actor here; app.ts
-// starts them after the HTTP server and stops them, in reverse order, before closing the store.
+// The running actors of one node (DESIGN.md "Actors"): the actor table. Every actor is started
+// here, in this order, by the one owner that stops it (`stopActors`, in reverse order, before the
+// store closes; src/app.ts). An actor another one talks to is started first and handed to it (the
+// push deliverer to the signal scheduler), so each is stopped once, by its owner, after whoever uses it.
 import type { Ctx } from '../domain/ports.js';
-import { inboxDeliverer } from './deliverers.js';
+import { inboxDeliverer, pushDeliverer } from './deliverers.js';
 import { createDepositVerifier, type DepositVerifier } from './deposit-verifier.js';
 import { startIdempotencyReaper } from './idempotency-reaper.js';
+import type { Actor } from './loop.js';
+import type { OutboxRunner } from './outbox-runner.js';
 import { residentsActor } from './residents.js';
-import { type SignalScheduler, startSignalScheduler } from './signal-scheduler.js';
+import { type SignalScheduler, timings as signalTimings, startSignalScheduler } from './signal-scheduler.js';
 import { startTaskDeadlines } from './task-deadlines.js';
 
-export interface Actor {
-  readonly name: string;
-  stop(): Promise<void>;
-}
+export type { Actor } from './loop.js';
 
-export type ActorFactory = (ctx: Ctx) => Promise<Actor> | Actor;
-
-export const ACTORS: ActorFactory[] = [
-  // one lean actor per resident (presence; DESIGN.md "Shape")
-  residentsActor,
-  // the treasury deposit verifier (DECISIONS.md "Treasury and deposits")
-  (ctx) => createDepositVerifier(ctx),
-  // durable task deadlines (DECISIONS.md "Tasks (credits)")
-  (ctx) => startTaskDeadlines(ctx, { intervalMs: ctx.config.taskDeadlinePollMs }),
-  // the recruitment signal scheduler (DECISIONS.md "Signal, feeds, replies, push")
-  startSignalScheduler,
-  // inbox webhook deliveries from their durable outbox (DECISIONS.md "Inbox")
-  (ctx) => inboxDeliverer(ctx).start(),
-  // Idempotency-Key answers past their 24 h (DECISIONS.md "Idempotent writes")
-  (ctx) => startIdempotencyReaper(ctx),
-];
-
-/** The actors of one app, by name where callers (the app's owner, tests) drive them directly. */
+/** The actors of one app: all of them (in start order), and by name those callers (the app's
+ * owner, tests) drive directly. */
 export interface RunningActors {
   all: Actor[];
   signal: SignalScheduler | null;
   deposits: DepositVerifier | null;
+  push: OutboxRunner<unknown> | null;
+  inbox: OutboxRunner<unknown> | null;
 }
 
-export async function startActors(ctx: Ctx, factories: ActorFactory[] = ACTORS): Promise<RunningActors> {
+/** Starts the table; when one fails to start, those already started are stopped. */
+export async function startActors(ctx: Ctx): Promise<RunningActors> {
   const all: Actor[] = [];
-  for (const f of factories) all.push(await f(ctx));
-  const named = <T extends Actor>(name: string) => (all.find((a) => a.name === name) as T | undefined) ?? null;
-  return { all, signal: named<SignalScheduler>('signal-scheduler'), deposits: named<DepositVerifier>('deposit-verifier') };
+  const started = async <A extends Actor>(a: A | Promise<A>): Promise<A> => {
+    const actor = await a;
+    all.push(actor);
+    return actor;
+  };
+  try {
+    // one lean actor per resident (presence; DESIGN.md "Shape")
+    await started(residentsActor(ctx));
+    // the treasury deposit verifier (DECISIONS.md "Treasury and deposits")
+    const deposits = await started(createDepositVerifier(ctx));
+    // durable task deadlines, proposal closes, campaign ends (DECISIONS.md "Tasks (credits)")
+    await started(startTaskDeadlines(ctx, { intervalMs: ctx.config.taskDeadlinePollMs }));
+    // push deliveries of signal emissions, woken by the scheduler (DECISIONS.md "Signal, feeds, replies, push")
+    const push = await started(pushDeliverer(ctx, signalTimings(ctx.config.signalIntervalS)).start());
+    // the recruitment signal scheduler, which owns its Nostr publisher and leader lock
+    const signal = await started(startSignalScheduler(ctx, push));
+    // inbox webhook deliveries from their durable outbox (DECISIONS.md "Inbox")
+    const inbox = await started(inboxDeliverer(ctx).start());
+    // Idempotency-Key answers past their 24 h (DECISIONS.md "Idempotent writes")
+    await started(startIdempotencyReaper(ctx));
+    return { all, signal, deposits, push, inbox };
+  } catch (err) {
+    await stopActors(all);
+    throw err;
+  }
 }
 
+/** Stops every actor, in reverse start order (users before what they use). */
 export async function stopActors(actors: Actor[]): Promise<void> {
   for (const a of [...actors].reverse()) await a.stop();
 }

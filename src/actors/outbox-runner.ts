@@ -5,6 +5,7 @@
 // due time pushed past the try's timeout, so a node killed mid-try loses nothing: its rows fall
 // due again and any node, this one restarted or another, claims them.
 import type { Ctx } from '../domain/ports.js';
+import { type Actor, ActorLoop } from './loop.js';
 
 /** Rows not yet delivered nor given up, and the earliest due time among them (ms from now). */
 export interface Pending {
@@ -36,17 +37,11 @@ export interface RunnerOptions {
 /** Due rows claimed per pass. */
 const CLAIM = 50;
 
-export class OutboxRunner<Row> {
+export class OutboxRunner<Row> implements Actor {
   readonly name: string;
-  private readonly abort = new AbortController();
+  private readonly loop: ActorLoop<number | null>;
   private readonly running = new Set<Promise<void>>();
-  private stopped = false;
-  private timer: NodeJS.Timeout | null = null;
-  private timerAt = Number.POSITIVE_INFINITY;
-  private draining: Promise<void> | null = null;
-  private again = false;
-  private readonly unsubscribe: (() => void) | null = null;
-  private readonly poll: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
 
   constructor(
     private readonly ctx: Ctx,
@@ -54,48 +49,44 @@ export class OutboxRunner<Row> {
     private readonly opts: RunnerOptions,
   ) {
     this.name = `${job.name}-deliverer`;
-    if (opts.wakeOn) {
-      // Every node hears of every row (the bus), and whichever claims the row first delivers it.
-      this.unsubscribe = ctx.bus.subscribe(opts.wakeOn.topic, () => this.kick());
-      this.poll = setInterval(() => this.kick(), opts.wakeOn.pollMs);
-      this.poll.unref();
-    }
+    const poll = opts.wakeOn?.pollMs ?? null;
+    this.loop = new ActorLoop<number | null>(ctx, {
+      name: `${job.name} outbox`,
+      pass: (signal) => this.drain(signal),
+      // The earliest row's due time (a try that fails also wakes it after its backoff), and at
+      // least every pollMs when the outbox polls.
+      next: (dueInMs) => {
+        const due = dueInMs === undefined ? opts.backoffBaseMs : dueInMs;
+        if (due === null) return poll;
+        return poll === null ? due : Math.min(due, poll);
+      },
+    });
   }
 
-  /** Resumes what a previous run left in the outbox. */
+  /** Resumes what a previous run left in the outbox, and listens for new rows. */
   start(): this {
-    this.kick();
+    const { wakeOn } = this.opts;
+    // Every node hears of every row (the bus), and whichever claims the row first delivers it.
+    if (wakeOn) this.unsubscribe = this.ctx.bus.subscribe(wakeOn.topic, () => this.kick());
+    this.loop.start();
     return this;
   }
 
   /** A pass now (rows were written, or a previous run left some); one pass at a time. */
   kick(): void {
-    if (this.stopped) return;
-    if (this.draining) {
-      this.again = true;
-      return;
-    }
-    this.draining = this.drain()
-      .catch((err: unknown) => this.ctx.log.warn({ err }, `${this.job.name} outbox pass failed; retried`))
-      .finally(() => {
-        this.draining = null;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        } else void this.wakeForNext();
-      });
+    this.loop.wake();
   }
 
   /** Resolves when the outbox holds nothing more to try (tests and shutdown). */
   async idle(): Promise<void> {
     for (;;) {
       while (this.running.size > 0) await Promise.allSettled([...this.running]);
-      if (this.draining) {
-        await this.draining;
+      if (this.loop.busy) {
+        await this.loop.settled();
         continue;
       }
       const p = await this.job.pending();
-      if (p.n === 0 || this.stopped) return;
+      if (p.n === 0 || this.loop.stopped) return;
       await new Promise((ok) => setTimeout(ok, Math.max(5, Math.min(p.dueInMs ?? 10, 50))));
       this.kick();
     }
@@ -103,54 +94,33 @@ export class OutboxRunner<Row> {
 
   /** Aborts the tries under way: a try that fails for it leaves its row for the next run. */
   async stop(): Promise<void> {
-    this.stopped = true;
     this.unsubscribe?.();
-    if (this.poll) clearInterval(this.poll);
-    this.abort.abort();
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.draining;
+    this.unsubscribe = null;
+    await this.loop.stop();
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
-  private async drain(): Promise<void> {
-    while (!this.stopped) {
+  /** Claims and starts the due rows (their tries run on), then says when the earliest row is due. */
+  private async drain(signal: AbortSignal): Promise<number | null> {
+    while (!signal.aborted) {
       const rows = await this.job.claim(CLAIM, this.opts.timeoutMs + 1000);
-      for (const row of rows) this.track(this.attempt(row));
-      if (rows.length < CLAIM) return;
+      for (const row of rows) this.track(this.attempt(row, signal));
+      if (rows.length < CLAIM) break;
     }
+    const base = this.opts.backoffBaseMs;
+    const p = await this.job.pending().catch(() => ({ n: 1, dueInMs: base }));
+    return p.n > 0 ? Math.max(0, p.dueInMs ?? base) : null;
   }
 
-  private async attempt(row: Row): Promise<void> {
-    const next = await this.job.attempt(row, this.abort.signal);
+  private async attempt(row: Row, signal: AbortSignal): Promise<void> {
+    const next = await this.job.attempt(row, signal);
     if (next === 0) this.kick();
-    else if (next !== null) this.wakeIn(next);
+    else if (next !== null) this.loop.wakeIn(next);
   }
 
   private track(p: Promise<void>): void {
     const q = p.catch((err: unknown) => this.ctx.log.warn({ err }, `${this.job.name} delivery failed`));
     this.running.add(q);
     void q.finally(() => this.running.delete(q));
-  }
-
-  /** Sleeps until the earliest row is due (a try that fails also wakes it after its backoff). */
-  private async wakeForNext(): Promise<void> {
-    const base = this.opts.backoffBaseMs;
-    const p = await this.job.pending().catch(() => ({ n: 1, dueInMs: base }));
-    if (p.n > 0) this.wakeIn(Math.max(0, p.dueInMs ?? base));
-  }
-
-  private wakeIn(ms: number): void {
-    if (this.stopped) return;
-    const at = Date.now() + ms;
-    if (this.timer && this.timerAt <= at) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.timerAt = Number.POSITIVE_INFINITY;
-      this.kick();
-    }, ms);
-    this.timer.unref();
   }
 }

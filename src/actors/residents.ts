@@ -9,7 +9,7 @@ import type { HeartbeatOutcome, PresenceService } from '../domain/presence.js';
 import { formatMember } from '../domain/tokens.js';
 import { ONLINE_WINDOW_MS } from '../machines/presence.js';
 import { type BeatBatch, flushHeartbeats, recentHeartbeats } from '../store/habitat.js';
-import type { Actor } from './index.js';
+import { type Actor, ActorLoop } from './loop.js';
 import { RedisPresence } from './presence-redis.js';
 import { PresenceRuntime } from './presence-runtime.js';
 
@@ -20,12 +20,14 @@ export class Residents implements PresenceService {
   private readonly shared: RedisPresence | null;
   /** Notes of heartbeats not yet written (the times wait in the runtime's actors). */
   private pendingNote = new Map<number, string>();
-  private timer: NodeJS.Timeout | null = null;
+  private readonly loop: ActorLoop<void>;
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(private readonly ctx: Ctx) {
     this.runtime = new PresenceRuntime((id, state, at) => this.changed(id, state, at));
     this.shared = ctx.config.redisUrl ? new RedisPresence(ctx.config.redisUrl, ctx.config.redisPrefix) : null;
+    // The shared tick, every TICK_MS on the actors' one loop (tests also call tick() directly).
+    this.loop = new ActorLoop(ctx, { name: 'residents', pass: () => this.tick(), next: () => TICK_MS, first: TICK_MS });
   }
 
   async start(): Promise<void> {
@@ -33,8 +35,7 @@ export class Residents implements PresenceService {
     for (const r of await recentHeartbeats(this.ctx.sql, new Date(now - ONLINE_WINDOW_MS))) {
       this.runtime.restore(r.id, r.at.getTime(), now);
     }
-    this.timer = setInterval(() => void this.tick(), TICK_MS);
-    this.timer.unref();
+    this.loop.start();
   }
 
   heartbeat(id: number, at: Date, note: string | undefined): HeartbeatOutcome | Promise<HeartbeatOutcome> {
@@ -143,8 +144,7 @@ export class Residents implements PresenceService {
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    await this.loop.stop();
     await this.flush().catch((err) => this.ctx.log.error({ err }, 'final heartbeat flush failed'));
     await this.shared?.close();
   }

@@ -1,7 +1,8 @@
 // The signal scheduler (spec 6.1; DESIGN.md "Actors"): a tick every SIGNAL_INTERVAL_S, aligned to
 // the interval so that every node ticks at the same moments. The node holding the leader lock
-// emits; emission and push delivery share the tick, but deliveries, IndexNow and Nostr relays
-// run after it, never awaited by it (a hanging callback or relay never delays the next tick).
+// emits and wakes the push deliverer (its own actor, started before this one, src/actors/index.ts);
+// deliveries, IndexNow and Nostr relays run after the tick, never awaited by it (a hanging
+// callback or relay never delays the next tick).
 import { countDbError } from '../domain/metrics.js';
 import { type NostrKey, serviceNostrKey } from '../domain/nostr.js';
 import type { Ctx } from '../domain/ports.js';
@@ -9,8 +10,7 @@ import { type Emission, emitSignal, SIGNAL_PAGE_PATH } from '../domain/signal.js
 import { type LeaderLock, leaderLock } from '../store/leader.js';
 import { NostrPublisher } from '../transport/nostr/publisher.js';
 import { pingIndexNow } from '../transport/push/indexnow.js';
-import { pushDeliverer } from './deliverers.js';
-import type { Actor, RunningActors } from './index.js';
+import { type Actor, ActorLoop } from './loop.js';
 
 export interface TickResult {
   role: 'leader' | 'follower';
@@ -28,27 +28,36 @@ export function timings(intervalS: number) {
 }
 
 /** The scheduler an app runs (tests call its `tick()` directly). */
-export function schedulerOf(app: { actors: RunningActors }): SignalScheduler {
+export function schedulerOf(app: { actors: { signal: SignalScheduler | null } }): SignalScheduler {
   if (!app.actors.signal) throw new Error('no signal scheduler is running for this app');
   return app.actors.signal;
 }
 
+/** What the scheduler wakes when an emission's transaction has written push rows. */
+export interface PushOutbox {
+  kick(): void;
+  idle(): Promise<void>;
+}
+
 export class SignalScheduler implements Actor {
   readonly name = 'signal-scheduler';
-  readonly push: ReturnType<typeof pushDeliverer>;
   readonly nostr: NostrPublisher;
-  private timer: NodeJS.Timeout | null = null;
-  private stopped = false;
-  private ticking: Promise<TickResult> | null = null;
+  private readonly loop: ActorLoop<TickResult>;
 
   constructor(
     private readonly ctx: Ctx,
     private readonly lock: LeaderLock,
     private readonly key: NostrKey,
+    readonly push: PushOutbox,
   ) {
-    const t = timings(ctx.config.signalIntervalS);
-    this.push = pushDeliverer(ctx, t);
-    this.nostr = new NostrPublisher(ctx, t);
+    this.nostr = new NostrPublisher(ctx, timings(ctx.config.signalIntervalS));
+    const ms = ctx.config.signalIntervalS * 1000;
+    this.loop = new ActorLoop<TickResult>(ctx, {
+      name: 'signal tick',
+      pass: () => this.run(),
+      // Aligned to multiples of the interval (the clock's time), so nodes tick together.
+      next: (_r, now) => ms - (now.getTime() % ms) + 5,
+    });
   }
 
   get pubkey(): string {
@@ -59,19 +68,15 @@ export class SignalScheduler implements Actor {
     return this.lock.pid();
   }
 
-  start(): void {
-    this.push.start();
-    void this.tick().catch(() => {});
-    this.schedule();
+  start(): this {
+    this.loop.start();
+    return this;
   }
 
-  /** One tick: take or keep the lock, emit when leading, hand the emission to the deliverers. */
+  /** One tick: take or keep the lock, emit when leading, hand the emission to the deliverers.
+   * Ticks never overlap on one node; a tick that finds one running shares its result. */
   tick(): Promise<TickResult> {
-    // Ticks never overlap on one node; a tick that finds one running shares its result.
-    this.ticking ??= this.run().finally(() => {
-      this.ticking = null;
-    });
-    return this.ticking;
+    return this.loop.join();
   }
 
   /** Waits for deliveries started so far (tests). */
@@ -79,16 +84,14 @@ export class SignalScheduler implements Actor {
     await Promise.all([this.push.idle(), this.nostr.idle()]);
   }
 
+  /** Stops ticking and the Nostr publisher it owns; the push deliverer is stopped by its starter. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.ticking?.catch(() => {});
-    await Promise.all([this.push.stop(), this.nostr.stop()]);
+    await this.loop.stop();
+    await this.nostr.stop();
     await this.lock.close();
   }
 
   private async run(): Promise<TickResult> {
-    if (this.stopped) return { role: 'follower', emission: null };
     this.ctx.metrics.schedulerTicks.inc({ scheduler: 'signal' });
     try {
       return await this.lead();
@@ -116,23 +119,9 @@ export class SignalScheduler implements Actor {
     }
     return { role: 'leader', emission };
   }
-
-  /** Real timers, aligned to multiples of the interval (wall time), so nodes tick together. */
-  private schedule(): void {
-    if (this.stopped) return;
-    const ms = this.ctx.config.signalIntervalS * 1000;
-    const wait = ms - (Date.now() % ms) + 5;
-    this.timer = setTimeout(() => {
-      void this.tick().catch((err: unknown) => this.ctx.log.error({ err }, 'signal tick failed'));
-      this.schedule();
-    }, wait);
-    this.timer.unref();
-  }
 }
 
-export async function startSignalScheduler(ctx: Ctx): Promise<SignalScheduler> {
+export async function startSignalScheduler(ctx: Ctx, push: PushOutbox): Promise<SignalScheduler> {
   const key = await serviceNostrKey(ctx);
-  const s = new SignalScheduler(ctx, leaderLock(ctx.config, 'signal-scheduler'), key);
-  s.start();
-  return s;
+  return new SignalScheduler(ctx, leaderLock(ctx.config, 'signal-scheduler'), key, push).start();
 }

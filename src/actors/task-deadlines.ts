@@ -7,17 +7,14 @@ import { countDbError } from '../domain/metrics.js';
 import type { Ctx } from '../domain/ports.js';
 import { noteClosedProposals } from '../domain/proposal-close.js';
 import { runDue } from '../domain/task-deadlines.js';
-import type { Actor } from './index.js';
+import { type Actor, ActorLoop } from './loop.js';
 
 export const TASK_DEADLINE_POLL_MS = 5000;
 
 export function startTaskDeadlines(ctx: Ctx, opts: { intervalMs?: number } = {}): Actor {
   const intervalMs = opts.intervalMs ?? TASK_DEADLINE_POLL_MS;
-  let stopped = false;
-  let running: Promise<void> = Promise.resolve();
-  let timer: NodeJS.Timeout | null = null;
 
-  const pass = async (): Promise<void> => {
+  const pass = async (signal: AbortSignal): Promise<void> => {
     ctx.metrics.schedulerTicks.inc({ scheduler: 'task_deadlines' });
     try {
       const fired = await runDue(ctx);
@@ -30,25 +27,9 @@ export function startTaskDeadlines(ctx: Ctx, opts: { intervalMs?: number } = {})
     } catch (err) {
       // A failed pass changes nothing (each deadline commits on its own); the next one retries.
       countDbError(ctx.metrics, err);
-      if (!stopped) ctx.log.warn({ err }, 'task deadline pass failed');
+      if (!signal.aborted) ctx.log.warn({ err }, 'task deadline pass failed');
     }
   };
-  const schedule = (ms: number): void => {
-    timer = setTimeout(() => {
-      running = pass().then(() => {
-        if (!stopped) schedule(intervalMs);
-      });
-    }, ms);
-    timer.unref();
-  };
-  schedule(0);
-
-  return {
-    name: 'task-deadlines',
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+  const loop = new ActorLoop(ctx, { name: 'task-deadlines', pass, next: () => intervalMs }).start();
+  return { name: 'task-deadlines', stop: () => loop.stop() };
 }

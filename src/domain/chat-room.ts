@@ -7,20 +7,11 @@
 // arrives ahead of its predecessors therefore fills the hole from the database at once.
 import * as store from '../store/chat.js';
 import { type ChatMessage, toMessage } from './chat-record.js';
-import type { BusMessage, Ctx } from './ports.js';
+import type { BusMessage, ChatPages, Ctx } from './ports.js';
 
 /** How many recent messages each node keeps (two full pages of 100 and then some). */
 export const CHAT_CACHE = 1000;
 const FILL_BATCH = 10_000;
-
-/** What the chat use cases read from the room (ctx.services.chatRoom). */
-export interface ChatPages {
-  page(limit: number, beforeSeq: number | null): { messages: ChatMessage[]; more: boolean } | null;
-  /** The seq of the newest message this node has handed on (hidden ones included). */
-  readonly lastSeq: number;
-  /** Counts the changes to what the newest pages show (settled and hidden messages). */
-  readonly version: number;
-}
 
 export class ChatRoom implements ChatPages {
   /** Last seq handed on; every seq <= head is settled here. */

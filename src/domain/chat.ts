@@ -34,6 +34,13 @@ export async function openChatRoom(ctx: Ctx): Promise<ChatRoom> {
   return room;
 }
 
+/** Stops what openChatRoom started (its starter calls it, src/app.ts): the room and the group commit. */
+export function closeChatRoom(ctx: Ctx, room: ChatRoom): void {
+  if (ctx.services.chatRoom === room) ctx.services.chatRoom = null;
+  ctx.services.chatPosts = null;
+  room.close();
+}
+
 /** Stores one post: through the node's group commit (concurrent posts share one statement and
  * one commit, seq in submission order), or alone when the chat room is not started. */
 async function storePost(ctx: Ctx, row: store.NewChatRow): Promise<store.StoredChat> {

@@ -5,12 +5,13 @@
 // is in it); the first answer is stored in that same transaction, so a crash keeps both or
 // neither. What the write publishes on the bus is held and sent after the commit. A repeat with
 // the same fingerprint gets the stored answer (on any node, after a restart); with another
-// fingerprint 422 IDEMPOTENCY_MISMATCH; while the first is running (a per-node set, and a
-// transaction-scoped advisory lock across nodes) 409 IDEMPOTENCY_IN_FLIGHT.
+// fingerprint 422 IDEMPOTENCY_MISMATCH; while the first is running (a per-node set,
+// ctx.services.keysRunning, and a transaction-scoped advisory lock across nodes) 409
+// IDEMPOTENCY_IN_FLIGHT.
 import type { Sql, TransactionSql } from 'postgres';
 import * as store from '../store/idempotency.js';
 import { CommonsError, type ErrorCode, type FieldIssue, fail, type NextCall } from './errors.js';
-import { type BusMessage, type Ctx, nodeCtx } from './ports.js';
+import type { BusMessage, Ctx } from './ports.js';
 
 export const KEY_TTL_MS = 24 * 3600 * 1000;
 
@@ -37,8 +38,6 @@ export interface KeyedAnswers<R> {
   statusOfRefusal(err: unknown): number | null;
 }
 
-const running = new WeakMap<Ctx, Set<string>>();
-
 function inFlight(): never {
   return fail('IDEMPOTENCY_IN_FLIGHT', 'a request with this Idempotency-Key is still running; repeat it after Retry-After for its answer', {
     retryAfterS: 1,
@@ -57,12 +56,8 @@ function replay<R>(prior: store.StoredAnswer, k: Keyed): KeyedOutcome<R> {
 
 /** Runs `work` at most once for the key (see the header). */
 export async function runKeyed<R>(ctx: Ctx, k: Keyed, answers: KeyedAnswers<R>, work: (c: Ctx) => Promise<R>): Promise<KeyedOutcome<R>> {
-  const node = nodeCtx(ctx);
-  let set = running.get(node);
-  if (!set) {
-    set = new Set();
-    running.set(node, set);
-  }
+  // This node's running keys (shared by every view of its context).
+  const set = ctx.services.keysRunning;
   const id = `${k.scope}\n${k.key}`;
   if (set.has(id)) inFlight();
   set.add(id);
@@ -148,7 +143,6 @@ function inTransaction(ctx: Ctx, tx: TransactionSql, held: BusMessage[]): Ctx {
     ...ctx,
     sql,
     bus,
-    base: nodeCtx(ctx),
     services: { ...ctx.services, chatPosts: null, memoryPuts: null, tokenChecks: null },
   };
 }

@@ -128,8 +128,13 @@ export async function validTokenKeys(ctx: Ctx, limit: number): Promise<string[]>
 /** Starts this node's grouped token checks (the composition root calls it once). Under load,
  * sixteen concurrent writers' checks were sixteen queries (their socket writes and replies a
  * third of the node's time on heartbeats); grouped, they are one or two. */
-export function openTokenChecks(ctx: Ctx): void {
-  ctx.services.tokenChecks = new GroupCommit((hashes: Buffer[]) => ids.findByTokenHashes(ctx.sql, hashes), 500, undefined, isOutage);
+export function openTokenChecks(ctx: Ctx): () => void {
+  const checks = new GroupCommit((hashes: Buffer[]) => ids.findByTokenHashes(ctx.sql, hashes), 500, undefined, isOutage);
+  ctx.services.tokenChecks = checks;
+  // Its stop, for its starter (src/app.ts): later checks go alone.
+  return () => {
+    if (ctx.services.tokenChecks === checks) ctx.services.tokenChecks = null;
+  };
 }
 
 /** A return visit (spec 3.1). The first one raises a self-reported level to ZHO-4. */

@@ -55,13 +55,18 @@ export async function put(ctx: Ctx, owner: IdentityRow, key: string, value: unkn
 
 /** Starts this node's grouped memory writes (the composition root calls it once): concurrent
  * writes share one statement and one commit, in submission order (sql/026_memory_put_many.sql). */
-export function openMemoryWrites(ctx: Ctx): void {
-  ctx.services.memoryPuts = new GroupCommit(
+export function openMemoryWrites(ctx: Ctx): () => void {
+  const puts = new GroupCommit(
     (batch: store.NewMemory[]) => store.putMemories(ctx.sql, batch, MEMORY_LIMITS.memory_keys_per_ai),
     500,
     undefined,
     isOutage,
   );
+  ctx.services.memoryPuts = puts;
+  // Its stop, for its starter (src/app.ts): later writes go alone.
+  return () => {
+    if (ctx.services.memoryPuts === puts) ctx.services.memoryPuts = null;
+  };
 }
 
 export async function get(ctx: Ctx, owner: IdentityRow, key: string) {

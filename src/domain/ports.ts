@@ -7,9 +7,8 @@ import type { Logger } from '../log.js';
 import type { NewChatRow, StoredChat } from '../store/chat.js';
 import type { IdentityRow } from '../store/identities.js';
 import type { NewMemory, PutResult } from '../store/memory.js';
-import type { ChatPages } from './chat-room.js';
+import type { ChatMessage } from './chat-record.js';
 import type { Metrics } from './metrics.js';
-import type { PresenceService } from './presence.js';
 import { VersionedMemo } from './versioned-memo.js';
 
 export type { Sql };
@@ -63,16 +62,62 @@ export interface Ctx {
   health: Health;
   /** This node's running services, set by the composition root as they start (src/app.ts). */
   services: NodeServices;
-  /** Set on a view of the node's context (an idempotent write's transaction, src/domain/idempotency.ts):
-   * the node's own context, which per-node memories are keyed by. */
-  base?: Ctx;
 }
 
-/** The node's own context (per-node memories are keyed by it, never by a per-request view). */
-export const nodeCtx = (ctx: Ctx): Ctx => ctx.base ?? ctx;
+/** What the chat use cases read from the room (ctx.services.chatRoom; src/domain/chat-room.ts). */
+export interface ChatPages {
+  page(limit: number, beforeSeq: number | null): { messages: ChatMessage[]; more: boolean } | null;
+  /** The seq of the newest message this node has handed on (hidden ones included). */
+  readonly lastSeq: number;
+  /** Counts the changes to what the newest pages show (settled and hidden messages). */
+  readonly version: number;
+}
+
+export interface HeartbeatOutcome {
+  /** The resident moved offline -> online (announced on the presence topic). */
+  cameOnline: boolean;
+  /** ms since epoch. */
+  onlineUntil: number;
+}
+
+/** The presence service the habitat domain talks to (src/domain/presence.ts): the resident actors
+ * of this node (src/actors/residents.ts), backed by Redis when REDIS_URL is set. */
+export interface PresenceService {
+  /** HEARTBEAT to the resident's actor; the write to PostgreSQL is coalesced. Synchronous when
+   * presence is in this process alone (the hot path), a promise when Redis decides. */
+  heartbeat(identityId: number, at: Date, statusNote: string | undefined): HeartbeatOutcome | Promise<HeartbeatOutcome>;
+  /** Residents online now (every node agrees when Redis is shared). */
+  onlineCount(): Promise<number>;
+  isOnline(identityId: number): Promise<boolean>;
+  /** The UTC day (days since epoch) last credited with heartbeat points, -1 when unknown. */
+  creditedDay(identityId: number): number;
+  markCredited(identityId: number, day: number): void;
+  /** Writes pending heartbeats to PostgreSQL now. */
+  flush(): Promise<void>;
+}
+
+export interface TokenCacheEntry {
+  member: IdentityRow;
+  at: number;
+  /** A background lookup was started for it: one per entry, also when it fails (the database
+   * down), so reads then never start one lookup each. */
+  refreshing?: boolean;
+}
+
+/** Member tokens this node resolved for reads (src/domain/token-cache.ts). */
+export interface TokenCacheState {
+  /** By the token's stored hash (SHA-256), base64. */
+  entries: Map<string, TokenCacheEntry>;
+  /** Lookups in flight, one per key: a burst of reads of one token waits for one query. */
+  pending: Map<string, Promise<IdentityRow | null>>;
+  /** Raised by every clear: a lookup begun before a clear does not store what it read. */
+  generation: number;
+}
 
 /** The node-local services use cases reach through the context (never a module-level registry),
- * so a dependency shows in a signature. Null until started (and after stop). */
+ * so a dependency shows in a signature. A started service is null until started and after stop
+ * (its starter clears it, src/app.ts and src/actors/index.ts); the node's memories below it exist
+ * as long as the context. A view of the context (an idempotent write's transaction) shares them. */
 export interface NodeServices {
   /** The resident actors (src/actors/residents.ts). */
   presence: PresenceService | null;
@@ -86,8 +131,15 @@ export interface NodeServices {
   /** Memory writes, grouped (src/domain/memory.ts openMemoryWrites): a write in, its result out
    * once committed. */
   memoryPuts: { submit(write: NewMemory): Promise<PutResult> } | null;
+  /** Member tokens resolved for reads, forgotten when any token changes (src/domain/token-cache.ts openTokenCache). */
+  tokenCache: TokenCacheState | null;
   /** Values built once per version of what they show (src/domain/versioned-memo.ts): serialized pages. */
   memo: VersionedMemo;
+  /** The last hour's registrations as last counted (null: not yet) and when expired challenges
+   * were last pruned (ms), src/domain/register-work.ts. */
+  registerWork: { count: { n: number; at: number } | null; lastPrune: number };
+  /** The Idempotency-Keys (`scope\nkey`) whose writes run on this node now (src/domain/idempotency.ts). */
+  keysRunning: Set<string>;
 }
 
 export const noServices = (): NodeServices => ({
@@ -96,5 +148,8 @@ export const noServices = (): NodeServices => ({
   chatPosts: null,
   tokenChecks: null,
   memoryPuts: null,
+  tokenCache: null,
   memo: new VersionedMemo(),
+  registerWork: { count: null, lastPrune: 0 },
+  keysRunning: new Set(),
 });

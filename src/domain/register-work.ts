@@ -7,7 +7,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import type { Tx } from '../store/ledger.js';
 import * as store from '../store/register-work.js';
 import { fail } from './errors.js';
-import { type Ctx, nodeCtx } from './ports.js';
+import type { Ctx } from './ports.js';
 
 export const CHALLENGE_TTL_MS = 10 * 60 * 1000;
 export const MAX_BITS = 24;
@@ -48,14 +48,14 @@ export function difficultyFor(registrations: number, base: number, floodPerHour:
   return Math.min(MAX_BITS, Math.max(base, FLOOD_START_BITS + doublings));
 }
 
-const counts = new WeakMap<Ctx, { n: number; at: number }>();
-
+/** The node's count (ctx.services.registerWork), trusted for COUNT_TTL_MS (real time: a cache). */
 async function registrationsLastHour(ctx: Ctx): Promise<number> {
+  const memory = ctx.services.registerWork;
   const now = Date.now();
-  const cached = counts.get(nodeCtx(ctx));
+  const cached = memory.count;
   if (cached && now - cached.at < COUNT_TTL_MS) return cached.n;
   const n = await store.registrationsLastHour(ctx.sql);
-  counts.set(nodeCtx(ctx), { n, at: now });
+  memory.count = { n, at: now };
   return n;
 }
 
@@ -109,8 +109,6 @@ export async function requireWork(ctx: Ctx, proof: Proof | undefined): Promise<W
   return { id, expiresAt };
 }
 
-const lastPrune = new WeakMap<Ctx, number>();
-
 /** Inside the registration's transaction: the challenge is spent with the identity, or neither. */
 export async function consume(ctx: Ctx, tx: Tx, work: Work): Promise<void> {
   if (!(await store.useChallenge(tx, work.id, work.expiresAt))) powRequired(ctx, 'this challenge was already used: fetch a new one');
@@ -118,11 +116,11 @@ export async function consume(ctx: Ctx, tx: Tx, work: Work): Promise<void> {
 
 /** After a registration committed: count it at once, and forget expired challenges now and then. */
 export async function registered(ctx: Ctx, work: Work | null): Promise<void> {
-  const cached = counts.get(nodeCtx(ctx));
-  if (cached) cached.n += 1;
+  const memory = ctx.services.registerWork;
+  if (memory.count) memory.count.n += 1;
   if (!work) return;
   const now = ctx.clock.now();
-  if (now.getTime() - (lastPrune.get(nodeCtx(ctx)) ?? 0) < 60_000) return;
-  lastPrune.set(nodeCtx(ctx), now.getTime());
+  if (now.getTime() - memory.lastPrune < 60_000) return;
+  memory.lastPrune = now.getTime();
   await store.pruneUsed(ctx.sql, now);
 }

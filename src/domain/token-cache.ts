@@ -9,7 +9,7 @@
 import { hash } from 'node:crypto';
 import type { IdentityRow } from '../store/identities.js';
 import * as ids from '../store/identities.js';
-import { type Ctx, nodeCtx } from './ports.js';
+import type { Ctx, TokenCacheEntry, TokenCacheState } from './ports.js';
 import { hashToken, tokenKeyOfHash } from './tokens.js';
 
 export const TOKENS_TOPIC = 'identity.tokens';
@@ -18,34 +18,24 @@ export const TOKEN_ISSUED_TOPIC = 'identity.token-issued';
 export const TOKEN_CACHE_MS = 2000;
 const MAX_ENTRIES = 50_000;
 
-interface Entry {
-  member: IdentityRow;
-  at: number;
-  /** A background lookup was started for it: one per entry, also when it fails (the database
-   * down), so reads then never start one lookup each. */
-  refreshing?: boolean;
+type Cache = TokenCacheState;
+
+/** Starts this node's token cache (src/app.ts): it is ctx.services.tokenCache, and every token
+ * change heard on the bus clears it. Returns its stop, which the starter calls on close. */
+export function openTokenCache(ctx: Ctx): () => void {
+  const cache: Cache = { entries: new Map(), pending: new Map(), generation: 0 };
+  const unsubscribe = ctx.bus.subscribe(TOKENS_TOPIC, () => clear(cache));
+  ctx.services.tokenCache = cache;
+  return () => {
+    unsubscribe();
+    clear(cache);
+    if (ctx.services.tokenCache === cache) ctx.services.tokenCache = null;
+  };
 }
 
-interface Cache {
-  entries: Map<string, Entry>;
-  /** Lookups in flight, one per key: a burst of reads of one token waits for one query. */
-  pending: Map<string, Promise<IdentityRow | null>>;
-  /** Raised by every clear: a lookup begun before a clear does not store what it read. */
-  generation: number;
-}
-
-const caches = new WeakMap<Ctx, Cache>();
-
-function cacheOf(view: Ctx): Cache {
-  const ctx = nodeCtx(view);
-  let c = caches.get(ctx);
-  if (!c) {
-    const cache: Cache = { entries: new Map(), pending: new Map(), generation: 0 };
-    c = cache;
-    caches.set(ctx, cache);
-    ctx.bus.subscribe(TOKENS_TOPIC, () => clear(cache));
-  }
-  return c;
+/** The node's cache; without one (not started, or stopped) a throwaway one: every read looks up. */
+function cacheOf(ctx: Ctx): Cache {
+  return ctx.services.tokenCache ?? { entries: new Map(), pending: new Map(), generation: 0 };
 }
 
 function clear(c: Cache): void {
@@ -87,7 +77,7 @@ export async function memberForRead(ctx: Ctx, token: string): Promise<IdentityRo
 }
 
 /** The entry of a key while it is within TOKEN_CACHE_MS of its lookup. */
-function fresh(c: Cache, key: string): Entry | undefined {
+function fresh(c: Cache, key: string): TokenCacheEntry | undefined {
   const hit = c.entries.get(key);
   return hit && Date.now() - hit.at < TOKEN_CACHE_MS ? hit : undefined;
 }
@@ -129,7 +119,7 @@ export interface TokenChange {
 /** Called after a token changed (rotated, recovered, revoked): every node forgets its entries and
  * ends the sessions the old token opened. */
 export async function tokensChanged(ctx: Ctx, change: TokenChange | null = null): Promise<void> {
-  const c = caches.get(nodeCtx(ctx));
+  const c = ctx.services.tokenCache;
   if (c) clear(c);
   try {
     await ctx.bus.publish({ topic: TOKENS_TOPIC, id: String(Date.now()), data: change });

@@ -14,8 +14,9 @@ import { signatureHeaders } from './sign.js';
 export function inboxAttempt(ctx: Ctx) {
   const opts = ctx.config.inboxWebhook;
   return async (row: hook.DueRow, signal: AbortSignal): Promise<number | null> => {
-    // Wall-clock time: receivers check the signature's timestamp against their own clock.
-    const ts = Math.floor(Date.now() / 1000);
+    // The context's clock (the wall clock in production; receivers check the signature's
+    // timestamp against their own), as push does.
+    const ts = Math.floor(ctx.clock.now().getTime() / 1000);
     const id = hook.deliveryId(row.identity_id, row.item_id);
     // Compact JSON, as push bodies are (the outbox holds PostgreSQL's jsonb text, spaced).
     const body = JSON.stringify(JSON.parse(row.body));
@@ -37,7 +38,7 @@ export function inboxAttempt(ctx: Ctx) {
       await hook.disable(ctx, row.identity_id);
       return null;
     }
-    if (Date.now() - new Date(row.first_at).getTime() >= hook.RETRY_FOR_MS) {
+    if (ctx.clock.now().getTime() - new Date(row.first_at).getTime() >= hook.RETRY_FOR_MS) {
       await hook.dropItem(ctx, row.identity_id, row.item_id);
       return 0;
     }
