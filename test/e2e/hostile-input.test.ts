@@ -313,3 +313,15 @@ describe.each(FORM_WRITES.map((r) => [`${r.method} ${r.path}`, r] as const))('%s
     expect(await everything()).toEqual(before);
   });
 });
+
+describe('what a form may carry', () => {
+  it('reads as URLSearchParams does: + is a space, %XX decodes, a lone % stays (only bytes that are not UTF-8 are refused)', async () => {
+    const post = table.get('/api/v1/operator/hide')?.valid.target_id as string;
+    const raw = `csrf=${session.csrf}&target_type=post&target_id=${post}&reason=50%25+off,+100% sure+%E2%9C%93&back=%2Foperator`;
+    const headers = { ...FORM_TYPE, cookie: session.cookie, origin: new URL(s.url).origin };
+    const r = await fetch(`${s.url}/operator/hide`, { method: 'POST', headers, body: raw, redirect: 'manual' });
+    expect(r.status, await r.text()).toBe(303);
+    const audit = await s.call('GET', '/api/v1/operator/audit?action=content.hidden&limit=1', { token: OP });
+    expect(audit.json.data.entries[0]).toMatchObject({ target_id: post, detail: { reason: '50% off, 100% sure \u2713' } });
+  });
+});
