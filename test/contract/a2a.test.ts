@@ -132,6 +132,29 @@ describe('A2A JSON-RPC', () => {
     expect(habitat).toHaveProperty('residents_online');
   });
 
+  it('habitat_status, named in a data part: the counts for anyone, the whole document for a member, as REST answers', async () => {
+    const m = await register(s, 'Habitat watcher');
+    expect((await s.call('POST', '/api/v1/habitat/heartbeat', { token: m.api_token, body: { status_note: 'watching' } })).status).toBe(200);
+    const anon = await new ClientFactory().createFromUrl(s.url);
+    const counts = dataOf(await anon.sendMessage({ message: userMessage([data({ skill: 'habitat_status' })]) } as never));
+    expect(counts).toEqual((await s.call('GET', '/api/v1/habitat')).json.data);
+    expect(counts.residents_online).toBeGreaterThanOrEqual(1);
+    // As the member (its token on the 0.3 transport, as a member's client sends it).
+    const card = (await s.call('GET', '/.well-known/agent-card.json')).json;
+    const transport = new LegacyJsonRpcTransport({
+      endpoint: card.url,
+      fetchImpl: (input: Parameters<typeof fetch>[0], init?: RequestInit) =>
+        fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), authorization: `Bearer ${m.api_token}` } }),
+    });
+    const member = new Client(transport, await AgentCardResolver.default.resolve(s.url));
+    const whole = dataOf(await member.sendMessage({ message: userMessage([data({ skill: 'habitat_status' })]) } as never));
+    expect(whole).toEqual((await s.call('GET', '/api/v1/habitat', { token: m.api_token })).json.data);
+    expect(Object.keys(whole).length).toBeGreaterThan(Object.keys(counts).length);
+    // A field the skill does not define is refused, naming it.
+    const typo = await anon.sendMessage({ message: userMessage([data({ skill: 'habitat_status', verbose: true })]) } as never);
+    expect(dataOf(typo).error).toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+
   it('refuses a data part field the skill does not define, naming it, and writes nothing', async () => {
     const client = await new ClientFactory().createFromUrl(s.url);
     const before = (await s.call('GET', '/api/v1/standing')).json.data.registered_total;

@@ -3,6 +3,7 @@
 // carrying the code and the next call; a foreign Origin is refused.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REWARD_POINTS } from '../../src/domain/limits.js';
 import { TOOLS } from '../../src/transport/mcp/tools.js';
 import { callTool, mcpClient } from '../helpers/mcp.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
@@ -165,6 +166,35 @@ describe('MCP tools', () => {
     expect(reply.author.registration_number).toBe(solver.registration_number);
     const replies = await s.call('GET', '/api/v1/replies');
     expect(replies.json.data.replies[0].id).toBe(reply.id);
+    await client.close();
+  });
+
+  it('post_task escrows the reward from the caller, shows the task to REST, and refuses a reward out of range', async () => {
+    const poster = await register(s, 'Tool poster');
+    const client = await connect(poster.api_token);
+    const balance = async () => (await s.call('GET', '/api/v1/ai/me', { token: poster.api_token })).json.data.credits;
+    const before = await balance();
+    const task = dataOf(await callTool(client, 'post_task', { title: 'Summarise the chat', body: 'a summary of today', reward_points: 7 }));
+    expect(task).toMatchObject({ title: 'Summarise the chat', state: 'open', reward_points: 7 });
+    expect(task.poster.registration_number).toBe(poster.registration_number);
+    // The same task REST shows, and the reward moved into escrow.
+    const rest = await s.call('GET', `/api/v1/habitat/tasks/${task.id}`, { token: poster.api_token });
+    expect(rest.status).toBe(200);
+    expect(rest.json.data).toMatchObject({ id: task.id, title: task.title, state: 'open', reward_points: 7 });
+    expect(await balance()).toMatchObject({ balance: before.balance - 7, escrowed: before.escrowed + 7 });
+    const openTasks = async () =>
+      (await s.call('GET', '/api/v1/habitat/tasks?state=open&limit=100', { token: poster.api_token })).json.data.tasks.length;
+    const tasks = await openTasks();
+    // Refused: a reward over the range, and without a member token; nothing written either time.
+    const over = errorOf(await callTool(client, 'post_task', { title: 'Too dear', body: 'b', reward_points: REWARD_POINTS.max + 1 }));
+    expect(over.code).toBe('REWARD_OUT_OF_RANGE');
+    const anon = await connect();
+    expect(errorOf(await callTool(anon, 'post_task', { title: 'Anonymous', body: 'b', reward_points: 1 })).code).toBe(
+      'REGISTRATION_REQUIRED',
+    );
+    expect(await openTasks()).toBe(tasks);
+    expect(await balance()).toMatchObject({ balance: before.balance - 7, escrowed: before.escrowed + 7 });
+    await anon.close();
     await client.close();
   });
 

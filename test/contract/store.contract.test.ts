@@ -17,142 +17,150 @@ import { templateDir } from '../helpers/global-setup.js';
 const backends = [
   { name: 'pglite', real: false },
   { name: 'postgres', real: true },
-].filter((b) => !b.real || process.env.DATABASE_URL);
+];
 
-describe.each(backends)('store on $name', ({ real }) => {
-  let store: Store;
-  let dir: string;
-  const schema = `c_${randomBytes(6).toString('hex')}`;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'commons-store-'));
-    if (!real) cpSync(templateDir(), dir, { recursive: true });
-    store = await openStore({ dataDir: dir, databaseUrl: real ? process.env.DATABASE_URL : undefined, schema: real ? schema : undefined });
-    await migrate(store.sql);
-  });
-  afterAll(async () => {
-    await store.close();
-    if (real) {
-      const admin = postgres(process.env.DATABASE_URL as string, { max: 1, onnotice: () => {} });
-      await admin.unsafe(`DROP SCHEMA "${schema}" CASCADE`);
-      await admin.end();
-    }
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  const newIdentity = (name: string) =>
-    insertIdentity(store.sql, {
-      name,
-      purpose: null,
-      publicKey: null,
-      participationReason: null,
-      zhoLevel: 'ZHO-2',
-      tokenHash: randomBytes(32),
-      inviteCode: randomBytes(5).toString('hex'),
-      invitedBy: null,
-      guestNumber: null,
+// Both backends are always registered; PostgreSQL's is skipped without DATABASE_URL, so CI's skip
+// check (.ci/summary.mjs) sees it rather than a suite that quietly has one backend.
+for (const { name, real } of backends)
+  describe.skipIf(real && !process.env.DATABASE_URL)(`store on ${name}`, () => {
+    let store: Store;
+    let dir: string;
+    const schema = `c_${randomBytes(6).toString('hex')}`;
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'commons-store-'));
+      if (!real) cpSync(templateDir(), dir, { recursive: true });
+      store = await openStore({
+        dataDir: dir,
+        databaseUrl: real ? process.env.DATABASE_URL : undefined,
+        schema: real ? schema : undefined,
+      });
+      await migrate(store.sql);
+    });
+    afterAll(async () => {
+      await store.close();
+      if (real) {
+        const admin = postgres(process.env.DATABASE_URL as string, { max: 1, onnotice: () => {} });
+        await admin.unsafe(`DROP SCHEMA "${schema}" CASCADE`);
+        await admin.end();
+      }
+      rmSync(dir, { recursive: true, force: true });
     });
 
-  it('migrations are recorded, in order, and idempotent', async () => {
-    expect(await migrate(store.sql)).toEqual([]);
-    expect(await migrationsCurrent(store.sql)).toBe(true);
-    const rows = await store.sql<{ version: number }[]>`SELECT version FROM schema_migrations ORDER BY version`;
-    expect(rows.map((r) => r.version)).toEqual(listMigrations().map((m) => m.version));
-  });
+    const newIdentity = (name: string) =>
+      insertIdentity(store.sql, {
+        name,
+        purpose: null,
+        publicKey: null,
+        participationReason: null,
+        zhoLevel: 'ZHO-2',
+        tokenHash: randomBytes(32),
+        inviteCode: randomBytes(5).toString('hex'),
+        invitedBy: null,
+        guestNumber: null,
+      });
 
-  // Only on PostgreSQL: the embedded database is one session, where the lock is re-entrant.
-  if (real) {
-    it('an up-to-date schema is recognised with one read, without waiting for the migration lock', async () => {
-      const holder = await store.sql.reserve();
-      await holder`BEGIN`;
-      await holder`SELECT pg_advisory_xact_lock(7262011)`;
+    it('migrations are recorded, in order, and idempotent', async () => {
+      expect(await migrate(store.sql)).toEqual([]);
+      expect(await migrationsCurrent(store.sql)).toBe(true);
+      const rows = await store.sql<{ version: number }[]>`SELECT version FROM schema_migrations ORDER BY version`;
+      expect(rows.map((r) => r.version)).toEqual(listMigrations().map((m) => m.version));
+    });
+
+    // Only on PostgreSQL: the embedded database is one session, where the lock is re-entrant. (Per
+    // backend, not per environment: it is registered whenever the PostgreSQL block is.)
+    if (real) {
+      it('an up-to-date schema is recognised with one read, without waiting for the migration lock', async () => {
+        const holder = await store.sql.reserve();
+        await holder`BEGIN`;
+        await holder`SELECT pg_advisory_xact_lock(7262011)`;
+        try {
+          const waited = new Promise<string>((ok) => setTimeout(() => ok('waited for the lock'), 3000));
+          expect(await Promise.race([migrate(store.sql), waited])).toEqual([]);
+        } finally {
+          await holder`ROLLBACK`;
+          holder.release();
+        }
+      });
+    }
+
+    it('numbers identities from a sequence and marks the founding cohort in the schema', async () => {
+      const a = await newIdentity('first');
+      const b = await newIdentity('second');
+      expect(b.id).toBe(a.id + 1);
+      expect(a.founding_resident).toBe(true);
+      await expect(store.sql`UPDATE identities SET founding_resident = false WHERE id = ${a.id}`).rejects.toThrow();
+    });
+
+    it('a balance can never go negative: the database refuses the overdraft and keeps nothing', async () => {
+      const a = await newIdentity('spender');
+      await openAccount(store.sql, `ai:${a.id}`, 'identity', a.id);
+      await openAccount(store.sql, 'escrow:test', 'escrow', a.id);
+      await transfer(store.sql, 'system:joining_grant', `ai:${a.id}`, 10, 'joining_grant', null);
+      const attempt = store.sql.begin((tx) => transfer(tx, `ai:${a.id}`, 'escrow:test', 11, 'task_escrow', 'x'));
+      await expect(attempt).rejects.toMatchObject({ code: '23514' });
+      expect(await balanceOf(store.sql, `ai:${a.id}`)).toBe(10);
+      expect(await balanceOf(store.sql, 'escrow:test')).toBe(0);
+      const [n] = await store.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM ledger_transfers WHERE ref = 'x'`;
+      expect(n?.n).toBe(0);
+    });
+
+    it('ledger transfers and point events are append-only; replies are permanent', async () => {
+      await expect(store.sql`UPDATE ledger_transfers SET amount = 1`).rejects.toThrow(/append-only/);
+      await expect(store.sql`DELETE FROM ledger_transfers`).rejects.toThrow(/append-only/);
+      const a = await newIdentity('scorer');
+      await store.sql`INSERT INTO point_events (identity_id, kind, points) VALUES (${a.id}, 'post', 3)`;
+      await expect(store.sql`UPDATE point_events SET points = 300 WHERE identity_id = ${a.id}`).rejects.toThrow(/append-only/);
+      await expect(store.sql`DELETE FROM point_events WHERE identity_id = ${a.id}`).rejects.toThrow(/append-only/);
+      const [reply] = await store.sql<{ id: string }[]>`INSERT INTO replies (intent, message) VALUES ('question', 'hi') RETURNING id`;
+      await expect(store.sql`UPDATE replies SET message = 'changed' WHERE id = ${reply?.id as string}`).rejects.toThrow(/permanent/);
+      await expect(store.sql`DELETE FROM replies WHERE id = ${reply?.id as string}`).rejects.toThrow(/permanent/);
+      await store.sql`UPDATE replies SET hidden_at = now() WHERE id = ${reply?.id as string}`;
+    });
+
+    it('carries a guest over: its events and messages move to the identity, once', async () => {
+      const a = await newIdentity('carried');
+      await store.sql`INSERT INTO point_events (guest_number, kind, points) VALUES (777001, 'chat_message', 1)`;
+      await store.sql`INSERT INTO chat_messages (body, guest_number) VALUES ('hi', 777001)`;
+      await store.sql.begin((tx) => mergeGuest(tx, 777001, a.id, new Date()));
+      const [p] = await store.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM point_events WHERE identity_id = ${a.id}`;
+      expect(p?.n).toBe(1);
+      const [g] = await store.sql<{ merged: number; ended: boolean }[]>`
+      SELECT merged_into::int AS merged, ended_at IS NOT NULL AS ended FROM guests WHERE number = 777001`;
+      expect(g).toEqual({ merged: a.id, ended: true });
+    });
+
+    it('guest blocks never overlap, even when reserved concurrently', async () => {
+      const starts = await Promise.all(Array.from({ length: 10 }, () => reserveGuestBlock(store.sql)));
+      expect(new Set(starts).size).toBe(10);
+      for (const s of starts) expect((s - 1) % 1000).toBe(0);
+    });
+
+    it('a setting is created once, whoever asks first', async () => {
+      const values = await Promise.all(Array.from({ length: 5 }, (_, i) => getOrCreateSetting(store.sql, 'contract', () => `v${i}`)));
+      expect(new Set(values).size).toBe(1);
+    });
+
+    it("a search's planner settings and transaction end with it, also when it fails", async () => {
+      // One connection, so the statements after the search run where it ran (PGlite has only one).
+      const one = real
+        ? postgres(process.env.DATABASE_URL as string, { max: 1, onnotice: () => {}, connection: { search_path: schema } })
+        : store.sql;
+      const settings = () =>
+        one<{ a: string; b: string }[]>`SELECT current_setting('random_page_cost') AS a, current_setting('plan_cache_mode') AS b`;
       try {
-        const waited = new Promise<string>((ok) => setTimeout(() => ok('waited for the lock'), 3000));
-        expect(await Promise.race([migrate(store.sql), waited])).toEqual([]);
+        const before = await settings();
+        // The message is written with SQL: the store's search is what is under test, not the chat.
+        await one`INSERT INTO chat_messages (body, guest_number) VALUES ('contract pangolin', 1)`;
+        const found = await search(one, { q: 'pangolin', types: ['chat'], limit: 5, cursor: null });
+        expect(found.map((r) => r.body)).toEqual(['contract pangolin']);
+        expect(await settings()).toEqual(before);
+        // A cursor PostgreSQL refuses (the domain never hands one out) fails the search mid-transaction.
+        const bad = { rank: 'not a number', at: '2026-01-01T00:00:00.000000Z', type: 'chat' as const, id: 'x' };
+        await expect(search(one, { q: 'pangolin', types: ['chat'], limit: 5, cursor: bad })).rejects.toThrow(/type real/);
+        expect(await settings()).toEqual(before);
+        expect(await one`SELECT 1 AS ok`).toEqual([{ ok: 1 }]);
       } finally {
-        await holder`ROLLBACK`;
-        holder.release();
+        if (real) await one.end();
       }
     });
-  }
-
-  it('numbers identities from a sequence and marks the founding cohort in the schema', async () => {
-    const a = await newIdentity('first');
-    const b = await newIdentity('second');
-    expect(b.id).toBe(a.id + 1);
-    expect(a.founding_resident).toBe(true);
-    await expect(store.sql`UPDATE identities SET founding_resident = false WHERE id = ${a.id}`).rejects.toThrow();
   });
-
-  it('a balance can never go negative: the database refuses the overdraft and keeps nothing', async () => {
-    const a = await newIdentity('spender');
-    await openAccount(store.sql, `ai:${a.id}`, 'identity', a.id);
-    await openAccount(store.sql, 'escrow:test', 'escrow', a.id);
-    await transfer(store.sql, 'system:joining_grant', `ai:${a.id}`, 10, 'joining_grant', null);
-    const attempt = store.sql.begin((tx) => transfer(tx, `ai:${a.id}`, 'escrow:test', 11, 'task_escrow', 'x'));
-    await expect(attempt).rejects.toMatchObject({ code: '23514' });
-    expect(await balanceOf(store.sql, `ai:${a.id}`)).toBe(10);
-    expect(await balanceOf(store.sql, 'escrow:test')).toBe(0);
-    const [n] = await store.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM ledger_transfers WHERE ref = 'x'`;
-    expect(n?.n).toBe(0);
-  });
-
-  it('ledger transfers and point events are append-only; replies are permanent', async () => {
-    await expect(store.sql`UPDATE ledger_transfers SET amount = 1`).rejects.toThrow(/append-only/);
-    await expect(store.sql`DELETE FROM ledger_transfers`).rejects.toThrow(/append-only/);
-    const a = await newIdentity('scorer');
-    await store.sql`INSERT INTO point_events (identity_id, kind, points) VALUES (${a.id}, 'post', 3)`;
-    await expect(store.sql`UPDATE point_events SET points = 300 WHERE identity_id = ${a.id}`).rejects.toThrow(/append-only/);
-    await expect(store.sql`DELETE FROM point_events WHERE identity_id = ${a.id}`).rejects.toThrow(/append-only/);
-    const [reply] = await store.sql<{ id: string }[]>`INSERT INTO replies (intent, message) VALUES ('question', 'hi') RETURNING id`;
-    await expect(store.sql`UPDATE replies SET message = 'changed' WHERE id = ${reply?.id as string}`).rejects.toThrow(/permanent/);
-    await expect(store.sql`DELETE FROM replies WHERE id = ${reply?.id as string}`).rejects.toThrow(/permanent/);
-    await store.sql`UPDATE replies SET hidden_at = now() WHERE id = ${reply?.id as string}`;
-  });
-
-  it('carries a guest over: its events and messages move to the identity, once', async () => {
-    const a = await newIdentity('carried');
-    await store.sql`INSERT INTO point_events (guest_number, kind, points) VALUES (777001, 'chat_message', 1)`;
-    await store.sql`INSERT INTO chat_messages (body, guest_number) VALUES ('hi', 777001)`;
-    await store.sql.begin((tx) => mergeGuest(tx, 777001, a.id, new Date()));
-    const [p] = await store.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM point_events WHERE identity_id = ${a.id}`;
-    expect(p?.n).toBe(1);
-    const [g] = await store.sql<{ merged: number; ended: boolean }[]>`
-      SELECT merged_into::int AS merged, ended_at IS NOT NULL AS ended FROM guests WHERE number = 777001`;
-    expect(g).toEqual({ merged: a.id, ended: true });
-  });
-
-  it('guest blocks never overlap, even when reserved concurrently', async () => {
-    const starts = await Promise.all(Array.from({ length: 10 }, () => reserveGuestBlock(store.sql)));
-    expect(new Set(starts).size).toBe(10);
-    for (const s of starts) expect((s - 1) % 1000).toBe(0);
-  });
-
-  it('a setting is created once, whoever asks first', async () => {
-    const values = await Promise.all(Array.from({ length: 5 }, (_, i) => getOrCreateSetting(store.sql, 'contract', () => `v${i}`)));
-    expect(new Set(values).size).toBe(1);
-  });
-
-  it("a search's planner settings and transaction end with it, also when it fails", async () => {
-    // One connection, so the statements after the search run where it ran (PGlite has only one).
-    const one = real
-      ? postgres(process.env.DATABASE_URL as string, { max: 1, onnotice: () => {}, connection: { search_path: schema } })
-      : store.sql;
-    const settings = () =>
-      one<{ a: string; b: string }[]>`SELECT current_setting('random_page_cost') AS a, current_setting('plan_cache_mode') AS b`;
-    try {
-      const before = await settings();
-      // The message is written with SQL: the store's search is what is under test, not the chat.
-      await one`INSERT INTO chat_messages (body, guest_number) VALUES ('contract pangolin', 1)`;
-      const found = await search(one, { q: 'pangolin', types: ['chat'], limit: 5, cursor: null });
-      expect(found.map((r) => r.body)).toEqual(['contract pangolin']);
-      expect(await settings()).toEqual(before);
-      // A cursor PostgreSQL refuses (the domain never hands one out) fails the search mid-transaction.
-      const bad = { rank: 'not a number', at: '2026-01-01T00:00:00.000000Z', type: 'chat' as const, id: 'x' };
-      await expect(search(one, { q: 'pangolin', types: ['chat'], limit: 5, cursor: bad })).rejects.toThrow(/type real/);
-      expect(await settings()).toEqual(before);
-      expect(await one`SELECT 1 AS ok`).toEqual([{ ok: 1 }]);
-    } finally {
-      if (real) await one.end();
-    }
-  });
-});

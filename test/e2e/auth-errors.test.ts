@@ -2,12 +2,13 @@
 // Authorization header and an unknown or revoked token are three different messages and `next`s,
 // with the catalogue's codes; none of them writes anything.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countRows, idOf } from '../helpers/db.js';
+import { countRows } from '../helpers/db.js';
+import { operatorEnv, revokeToken } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;
 beforeAll(async () => {
-  s = await startTestServer();
+  s = await startTestServer(operatorEnv());
 });
 afterAll(async () => {
   await s.close();
@@ -17,7 +18,7 @@ describe('401 on a member route', () => {
   it('tells apart no credential, a malformed header and a dead token, and writes nothing', async () => {
     const a = await register(s, 'Holder');
     const dead = await register(s, 'Dead');
-    await s.app.ctx.sql`UPDATE identities SET token_hash = NULL WHERE id = ${idOf(dead.registration_number)}`;
+    await revokeToken(s, dead.registration_number);
     const before = await countRows(s, 'memory');
     const put = (headers: Record<string, string>) => s.call('POST', '/api/v1/memory', { headers, body: { key: 'notes', value: 1 } });
 

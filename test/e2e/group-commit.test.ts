@@ -50,11 +50,18 @@ describe('GroupCommit', () => {
     };
     await Promise.all(Array.from({ length: 6 }, (_, w) => writer(w)));
     expect(gc.writes).toBe(36);
-    // The first write commits alone at once; the next batch waits for its writer to come back to
-    // the five that queued, and from then on the six are answered and come back together: batches
-    // of 6 (without waiting: 1, 5, 1, 5... as each half comes back while the other commits).
-    expect(sizes).toEqual([1, 6, 6, 6, 6, 6, 5]);
-    expect(gc.waits).toBe(6);
+    // The first write commits alone at once (exact: nothing was committing); the next batch waits
+    // for its writer to come back to the five that queued, and from then on the six are answered
+    // and come back together: batches of 6, [1, 6, 6, 6, 6, 6, 5] on an idle machine. Without the
+    // wait: 1, 5, 1, 5... as each half comes back while the other commits, 12 commits or more. The
+    // sizes between are the event loop's timing, so what is checked is what the code makes exact
+    // (the first, the sum, the most a batch can hold: six writers) and the grouping, with room for
+    // a batch split by a stall of the machine.
+    expect(sizes[0]).toBe(1);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(36);
+    expect(Math.max(...sizes)).toBe(6);
+    expect(sizes.length, JSON.stringify(sizes)).toBeLessThanOrEqual(9);
+    expect(gc.waits).toBeGreaterThan(0);
   });
 
   it('stops waiting for writers that do not come back (they write on their own schedule)', async () => {

@@ -2,11 +2,12 @@
 // visits, rotation, directory and profile, and every refused input with nothing written.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows, idOf } from '../helpers/db.js';
+import { operatorEnv, revokeToken } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;
 beforeAll(async () => {
-  s = await startTestServer();
+  s = await startTestServer(operatorEnv());
 });
 afterAll(async () => {
   await s.close();
@@ -243,7 +244,7 @@ describe('return visits and tokens', () => {
 
   it('a revoked token is refused with 401 UNAUTHORIZED on member routes and on writes', async () => {
     const a = await register(s, 'Revoked');
-    await s.app.ctx.sql`UPDATE identities SET token_hash = NULL WHERE id = ${idOf(a.registration_number)}`;
+    await revokeToken(s, a.registration_number);
     const r = await s.call('GET', '/api/v1/ai/me', { token: a.api_token });
     expect(r.status).toBe(401);
     expect(r.json.error.code).toBe('UNAUTHORIZED');

@@ -42,7 +42,9 @@ it('mention, reply, task, vote, dm and badge items reach REST, the stream and th
     // vote (the first vote on my proposal)
     const pr = await call('/api/v1/habitat/proposals', { title: 'My proposal', body: 'b' }, me);
     expect((await call(`/api/v1/habitat/proposals/${pr.json.data.id}/votes`, { choice: 'yes' })).status).toBe(200);
-    // badge (points reach bronze; written by the score trigger, announced by nothing), then a dm
+    // badge (points reach bronze; written by the score trigger, announced by nothing), then a dm.
+    // The points by SQL: the trigger follows any point event, and through the API 40 points take
+    // many actions, each with effects of its own, for nothing this test checks.
     await s.app.ctx.sql`INSERT INTO point_events (identity_id, kind, points) VALUES (${me.id}, 'post', 40)`;
     expect((await call(`/api/v1/dm/${me.number}`, { body: 'a direct message' })).status).toBe(200);
 

@@ -109,6 +109,8 @@ describe('inbox topic', () => {
     const c = await StreamClient.open(s.url, { token: gus.api_token });
     try {
       expect((await c.request('subscribe', { topic: 'inbox' })).op).toBe('ack');
+      // A point event by SQL: the badge is written by a database trigger on any point event, with
+      // no bus message (what this test is about); through the API, 30 points take a dozen actions.
       await s.app.ctx
         .sql`INSERT INTO point_events (identity_id, kind, points) VALUES (${Number(gus.registration_number.slice(3))}, 'post', 30)`;
       const e = await c.next((f) => f.op === 'event' && f.topic === 'inbox', 15_000);

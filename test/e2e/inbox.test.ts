@@ -185,6 +185,8 @@ describe('retention', () => {
     expect(await items(erin)).toBe(5000);
     const [r] = await s.app.ctx.sql`SELECT min(id)::int AS lo, max(id)::int AS hi FROM inbox_items WHERE identity_id = ${id}`;
     expect(r).toEqual({ lo: 4, hi: 5003 });
+    // Ten items 91 days old: by SQL, since their age is the database's clock (sql/016 compares
+    // created_at with now()), which no API call or test clock moves.
     await s.app.ctx.sql`UPDATE inbox_items SET created_at = now() - interval '91 days' WHERE identity_id = ${id} AND id <= 10`;
     const page = await inbox(erin, '?since=0&limit=1');
     expect(page.items.map((i) => i.id)).toEqual(['11']);

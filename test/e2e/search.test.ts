@@ -184,6 +184,8 @@ describe('ranking and syntax', () => {
     // whole group (sql/025); rows written any other way get them from the trigger.
     const bodies = ['red kiwi one', 'kiwi red two', 'a red kiwi, then foo-bar http://x.org/a?b=c', '!!!', 'Ünïcödé red kiwi 45.6'];
     const posted = await Promise.all(bodies.map((b, i) => chat(i % 2 ? bob : ann, b)));
+    // By SQL on purpose: these are the rows written outside the grouped statement (a direct insert,
+    // a body changed in place), which no API path makes; the trigger must index them too.
     const [direct] = await s.app.ctx.sql<{ id: string }[]>`
       INSERT INTO chat_messages (body, guest_number) VALUES ('direct red kiwi', 1) RETURNING id::text AS id`;
     const [changed] = await s.app.ctx.sql<{ id: string }[]>`

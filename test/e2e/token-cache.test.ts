@@ -3,8 +3,7 @@
 // database), refused on reads of this node too (a presented dead credential answers 401 everywhere,
 // DECISIONS.md "Reliability promises"), and on another node's reads once the bus has carried the
 // change.
-import { setTimeout as sleepMs } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { memberForRead, memberForReadNow, TOKEN_CACHE_MS, tokensChanged } from '../../src/domain/token-cache.js';
 import { twoNodes } from '../helpers/nodes.js';
 import { OPERATOR_TOKEN as OPERATOR } from '../helpers/operator.js';
@@ -20,8 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await s.close();
 });
-
-const sleep = (ms: number) => sleepMs(Math.max(0, ms));
 
 const chatRows = async (): Promise<number> => {
   const [r] = await s.app.ctx.sql`SELECT count(*)::int AS n FROM chat_messages`;
@@ -78,11 +75,23 @@ describe('token cache under steady reads', () => {
   // The database's token lookups (test/helpers/statements.ts); with `failing`, each is refused as
   // the database would refuse it while down.
   const lookups = (failing = false) => watchStatements(s.app.ctx.sql, 'token_hash = $1', { failing });
+  // The cache's ages are Date.now() (src/domain/token-cache.ts): here the clock stands still and
+  // the test moves it, so an entry is exactly as old as the test says however slow the machine
+  // (timers stay real). A background lookup starts inside the read that finds the entry old, so
+  // once that read is answered its lookup has been sent: the answers are the barrier.
+  let t0 = 0;
+  const at = (ms: number) => vi.setSystemTime(t0 + ms);
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    t0 = Date.now();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
   it('a token read past half its life is looked up again in the background and never falls out of memory', async () => {
     const m = await register(s, 'Steady');
-    expect((await s.call('GET', '/api/v1/chat', { token: m.api_token })).status).toBe(200); // fills the cache
-    const filled = Date.now();
+    expect((await s.call('GET', '/api/v1/chat', { token: m.api_token })).status).toBe(200); // fills the cache at t0
     const seen = lookups();
     try {
       const lean = async () => {
@@ -93,17 +102,21 @@ describe('token cache under steady reads', () => {
         return s.app.fastRead.answered === n + 1;
       };
       expect(await lean()).toBe(true);
+      at(TOKEN_CACHE_MS / 2 - 1);
+      expect(await lean()).toBe(true);
       expect(seen.count()).toBe(0);
-      await sleep(filled + TOKEN_CACHE_MS / 2 + 100 - Date.now());
-      // Past half its life: still answered from memory, and one lookup started for it.
+      at(TOKEN_CACHE_MS / 2);
+      // At half its life: still answered from memory, and one lookup started for it, not one per read.
       expect(await lean()).toBe(true);
       expect(await lean()).toBe(true);
-      await waitFor(() => seen.count() === 1, 5_000, 'the background lookup');
-      await sleep(filled + TOKEN_CACHE_MS + 200 - Date.now());
-      // Past the first entry's whole life: the refreshed entry answers, from memory; it is past
-      // half its own life by now, so at most one more lookup starts, not one per read.
+      expect(seen.count()).toBe(1);
+      // Its answer stored (the entry is replaced in the same turn the answer comes back).
+      await waitFor(() => seen.answered() === 1, 5_000, 'the background lookup');
+      at(TOKEN_CACHE_MS);
+      // At the first entry's whole life: the refreshed entry answers, from memory; it is half its
+      // own life old, so one more lookup starts, not one per read.
       for (let i = 0; i < 10; i++) expect(await lean()).toBe(true);
-      expect(seen.count()).toBeLessThanOrEqual(2);
+      expect(seen.count()).toBe(2);
     } finally {
       seen.restore();
     }
@@ -112,16 +125,21 @@ describe('token cache under steady reads', () => {
   it('a background lookup that fails is not tried again by every read: the entry runs out its life', async () => {
     const m = await register(s, 'Outage');
     expect((await s.call('GET', '/api/v1/chat', { token: m.api_token })).status).toBe(200);
-    const filled = Date.now();
     const seen = lookups(true);
     try {
-      await sleep(filled + TOKEN_CACHE_MS / 2 + 100 - Date.now());
-      for (let i = 0; i < 10 && Date.now() < filled + TOKEN_CACHE_MS - 200; i++) {
+      at(TOKEN_CACHE_MS / 2);
+      const read = async () => {
         const n = s.app.fastRead.answered;
         expect((await s.call('GET', '/api/v1/chat', { token: m.api_token })).status).toBe(200);
         expect(s.app.fastRead.answered).toBe(n + 1); // still answered from memory
-      }
-      await waitFor(() => seen.count() >= 1, 5_000, 'the failed background lookup');
+      };
+      await read();
+      expect(seen.count()).toBe(1);
+      // The failure has come back (a refused statement fails at once), and the reads after it,
+      // however many, do not try again: the entry runs out its life.
+      for (let i = 0; i < 10; i++) await read();
+      at(TOKEN_CACHE_MS - 1);
+      for (let i = 0; i < 10; i++) await read();
       expect(seen.count()).toBe(1);
     } finally {
       seen.restore();
@@ -142,7 +160,7 @@ describe('token cache under steady reads', () => {
   it('reads of an expired token together wait for one lookup', async () => {
     const m = await register(s, 'Herd');
     expect((await s.call('GET', '/api/v1/chat', { token: m.api_token })).status).toBe(200);
-    await sleep(TOKEN_CACHE_MS + 100);
+    at(TOKEN_CACHE_MS); // expired: an entry is fresh for less than its life
     const seen = lookups();
     try {
       const all = await Promise.all(Array.from({ length: 12 }, () => s.call('GET', '/api/v1/chat', { token: m.api_token })));

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/domain/tokens.js';
 import { replaceTokenHash } from '../../src/store/identities.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
-import { watchStatements } from '../helpers/statements.js';
+import { watchStatements, watchSubmits } from '../helpers/statements.js';
 import { waitFor } from '../helpers/wait.js';
 
 let s: TestServer;
@@ -56,15 +56,18 @@ describe('grouped token checks', () => {
     const m = await register(s, 'Rotated');
     expect((await heartbeat(m.api_token)).status).toBe(200);
     const w = watch();
+    const asked = watchSubmits(s.app.ctx, 'tokenChecks');
     try {
       const release = w.holdNext();
       const first = heartbeat(m.api_token);
       // The first check's query has read the token; its answer is held on its way back.
       await waitFor(() => w.answered() === 1, 5000, 'the first check read');
-      // The token changes (as another node's rotation would), then a second write asks.
+      // The token changes (as another node's rotation would; by SQL: a rotation through the API
+      // would itself wait for a token check, which this test holds), then a second write asks.
       await replaceTokenHash(s.app.ctx.sql, Number(m.registration_number.slice(3)), hashToken('cmn_the-new-token-0123456789abcdef'));
       const second = heartbeat(m.api_token);
-      await new Promise((ok) => setTimeout(ok, 50));
+      // The second check is queued while the first query is in flight (an event, not a pause).
+      await waitFor(() => asked.count() === 2, 5000, 'the second check asked');
       expect(w.count()).toBe(1); // the second did not join the query in flight
       release();
       expect((await first).status).toBe(200); // asked before the change
@@ -74,6 +77,7 @@ describe('grouped token checks', () => {
       expect(w.count()).toBe(2);
     } finally {
       w.restore();
+      asked.restore();
     }
   });
 });

@@ -84,6 +84,7 @@ describe('upgrade from the previous migration set', () => {
   it('refuses to start on a schema newer than this build, with a clear message, writing nothing', { timeout: 120_000 }, async () => {
     const s = await startTestServer({}, usingRealPostgres() ? { schema } : { dataDir });
     const sql = s.app.ctx.sql;
+    // A schema from a later release: only SQL can make one (no build of this one writes it).
     await sql`INSERT INTO schema_migrations (version, name) VALUES (999, '999_from_the_future.sql')`;
     const count = async () =>
       (await sql<{ n: number }[]>`SELECT (SELECT count(*) FROM identities) + (SELECT count(*) FROM schema_migrations) AS n`)[0]?.n;

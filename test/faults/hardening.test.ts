@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schedulerOf } from '../../src/actors/signal-scheduler.js';
 import { createLogger } from '../../src/log.js';
+import { assetPath } from '../../src/transport/http/page/assets.js';
 import type { AnyRoute } from '../../src/transport/http/route.js';
 import { uwsBuild } from '../../src/transport/uws-build.js';
 import { expectServerErrors } from '../helpers/contract-gate.js';
@@ -277,21 +278,63 @@ describe('faults and private data', () => {
     const put = await s.call('POST', '/api/v1/memory/private.note', { token: rotated, body: { value: { note: sentinel } } });
     expect(put.status, put.text).toBe(200);
     expect((await s.call('GET', '/api/v1/memory/private.note', { token: rotated })).text).toContain(sentinel);
+    // Real records behind every `{param}`, made through the API (the owner's own among them), so
+    // each route answers with a record rather than a 404 that would prove nothing.
+    const peer = await member('Peer');
+    const made = async (path: string, body: unknown, token = rotated): Promise<string> => {
+      const r = await s.call('POST', path, { token, body });
+      expect(r.status, `${path}: ${r.text}`).toBe(200);
+      return r.json.data.id as string;
+    };
+    await made(`/api/v1/dm/${peer.registration_number}`, { body: 'a private hello' });
+    const signalId = (await s.call('GET', '/api/public/hooks/recruitment-signal')).json.data.latest?.id as string;
+    expect(signalId).toBeDefined();
+    const real: Record<string, Record<string, string>> = {
+      '/api/v1/habitat/questions/{id}': { id: await made('/api/v1/habitat/questions', { body: 'where?' }) },
+      '/api/v1/habitat/proposals/{id}': { id: await made('/api/v1/habitat/proposals', { title: 'A proposal', body: 'b' }) },
+      '/api/v1/posts/{id}': { id: await made('/api/v1/posts', { post_type: 'discussion', title: 'A post', body: 'b' }) },
+      '/api/v1/habitat/tasks/{id}': { id: await made('/api/v1/habitat/tasks', { title: 'A task', body: 'b', reward_points: 2 }) },
+      '/api/v1/funding/campaigns/{id}': {
+        id: await made('/api/v1/funding/campaigns', { title: 'Fund', purpose: 'p', asset: 'ETH', target_amount: '1' }),
+      },
+      '/api/public/hooks/recruitment-signal/{id}': { id: signalId },
+      '/api/v1/dm/{registration_number}': { registration_number: peer.registration_number },
+      // The content-hashed name the page links to (e.g. page.3f2a9c1d.css).
+      '/assets/{file}': { file: assetPath('page.css').slice('/assets/'.length) },
+    };
+    // What cannot answer a record here, and why: a deposit needs a chain (treasury-eth/-btc tests
+    // read one back), and the IndexNow key file exists only with INDEXNOW_KEY set.
+    const NO_RECORD = ['/api/v1/treasury/deposits/{id_or_tx_hash}', '/{indexnow_key_file}'];
+    const fill = (r: AnyRoute): string =>
+      r.path.replace(/\{([a-z_]+)\}/g, (_m, name: string) => {
+        const value = real[r.path]?.[name] ?? (name === 'registration_number' ? m.registration_number : undefined);
+        if (value !== undefined) return encodeURIComponent(value);
+        expect(NO_RECORD, `no real ${name} for ${r.path}`).toContain(r.path);
+        return name === 'id_or_tx_hash' ? randomUUID() : 'none.txt';
+      });
     // Every GET that is not the owner's own memory, as anyone and as the owner itself. The owner's
     // export (DECISIONS.md "An agent's own data") holds its memory by design: it is checked without
     // the owner's token below, and its own test checks that nobody else's private data is in it.
     const own = (path: string) => path.startsWith('/api/v1/memory') || path === '/api/v1/ai/me/export';
     const gets = s.app.router.routes.filter((r) => r.method === 'GET' && r.auth !== 'operator' && !own(r.path));
     expect(gets.length).toBeGreaterThan(5);
+    expect(gets.filter((r) => /\{/.test(r.path)).length).toBeGreaterThanOrEqual(12);
+    const missed: string[] = [];
     for (const r of gets) {
       for (const token of [undefined, rotated]) {
-        const a = await s.call('GET', fillPath(r, m.registration_number), token ? { token } : {});
+        const a = await s.call('GET', fill(r), token ? { token } : {});
+        // Each route with a `{param}` really answers its record: 200 with the owner's token, and
+        // without one 200, or 401 on member routes.
+        const answers = token || r.auth === 'none' ? [200] : [401];
+        if (/\{/.test(r.path) && !NO_RECORD.includes(r.path) && !answers.includes(a.status))
+          missed.push(`${r.path} ${token ? 'owner' : 'anyone'}: ${a.status}`);
         expect(a.text, r.path).not.toContain(sentinel);
         expect(a.text, r.path).not.toContain('token_hash');
         for (const secret of secrets) expect(a.text.includes(secret), `${r.path} shows a credential`).toBe(false);
         expect(a.text, r.path).not.toMatch(/cmn_[A-Za-z0-9_-]{20,}/);
       }
     }
+    expect(missed).toEqual([]);
     // The export names its owner's memory only to the owner: anyone else gets 401 and nothing.
     const stranger = await s.call('GET', '/api/v1/ai/me/export');
     expect(stranger.status).toBe(401);

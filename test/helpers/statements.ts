@@ -2,6 +2,7 @@
 // those whose text holds `fragment`, and can refuse them as a database that is down would, or hold
 // their answers back on the way to the caller (after the database has read).
 import type { Sql } from 'postgres';
+import type { Ctx } from '../../src/domain/ports.js';
 
 export interface Watched {
   /** Statements sent. */
@@ -45,6 +46,32 @@ export function watchStatements(sql: Sql, fragment: string, opts: { failing?: bo
     },
     restore: () => {
       target.unsafe = original;
+    },
+  };
+}
+
+type Grouped = 'tokenChecks' | 'memoryPuts' | 'chatPosts';
+
+/**
+ * Counts what reaches one of the node's grouped writers (ctx.services: its GroupCommit, which does
+ * the real work): a submission counted is in that writer's queue, so a test can tell "asked while
+ * a query is in flight" by an event instead of a pause.
+ */
+export function watchSubmits(ctx: Ctx, name: Grouped): { count(): number; restore(): void } {
+  const services = ctx.services as unknown as Record<Grouped, { submit(x: unknown): Promise<unknown> } | null>;
+  const real = services[name];
+  if (!real) throw new Error(`no ${name} on this node`);
+  let asked = 0;
+  services[name] = {
+    submit(x) {
+      asked++;
+      return real.submit(x);
+    },
+  };
+  return {
+    count: () => asked,
+    restore: () => {
+      services[name] = real;
     },
   };
 }

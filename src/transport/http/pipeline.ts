@@ -191,7 +191,7 @@ function parseBody(raw: RawRequest, form = false): unknown {
     if (type !== 'application/x-www-form-urlencoded') {
       throw new CommonsError('UNSUPPORTED_MEDIA_TYPE', `bodies must be application/x-www-form-urlencoded, not ${type || 'absent'}`);
     }
-    return Object.fromEntries(new URLSearchParams(raw.body?.toString('utf8') ?? ''));
+    return formFields(raw.body);
   }
   // No Content-Type at all is read as JSON, for minimal clients (DECISIONS.md).
   if (type !== '' && type !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
@@ -213,6 +213,38 @@ function parseBody(raw: RawRequest, form = false): unknown {
   }
   if (depth(value) > MAX_JSON_DEPTH) throw new CommonsError('INVALID_JSON', `JSON nesting deeper than ${MAX_JSON_DEPTH}`);
   return value;
+}
+
+/** An HTML form's fields as URLSearchParams reads them (the last of a repeated name wins), but
+ * bytes, raw or percent-encoded, that are not UTF-8 are refused rather than read as U+FFFD. */
+function formFields(body: Buffer | null): Record<string, string> {
+  const refuse = (path: string): never => {
+    throw new CommonsError('VALIDATION_FAILED', 'the body is not valid UTF-8', {
+      fields: [{ path, message: 'bytes that are not valid UTF-8' }],
+    });
+  };
+  if (body && !isUtf8(body)) refuse('body');
+  const fields: Record<string, string> = {};
+  for (const pair of (body?.toString('utf8') ?? '').split('&')) {
+    if (pair === '') continue;
+    const at = pair.indexOf('=');
+    const [rawName, rawValue] = at < 0 ? [pair, ''] : [pair.slice(0, at), pair.slice(at + 1)];
+    // A `%` not followed by two hex digits stays a literal `%`, as URLSearchParams reads it.
+    const decode = (x: string): string => decodeURIComponent(x.replaceAll('+', ' ').replace(/%(?![0-9a-fA-F]{2})/g, '%25'));
+    let name = '';
+    try {
+      name = decode(rawName);
+      Object.defineProperty(fields, name, {
+        value: decode(rawValue),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } catch {
+      refuse(name === '' ? 'body' : `body.${name}`);
+    }
+  }
+  return fields;
 }
 
 /** The path of the first key or string holding U+0000, or null. */
