@@ -127,6 +127,11 @@ class Subscriber {
   seqs: number[] = [];
   private client: StreamClient | null = null;
   stopped = false;
+  /** The node it is on (or was on last), for the failure message. */
+  node = -1;
+  get connected(): boolean {
+    return this.client !== null;
+  }
   constructor(private readonly i: number) {}
 
   async run(): Promise<void> {
@@ -139,6 +144,7 @@ class Subscriber {
       try {
         const c = await StreamClient.open(node.url);
         this.client = c;
+        this.node = nodes.indexOf(node);
         const since = this.seqs.at(-1);
         const ack = await c.request('subscribe', { topic: 'chat', ...(since !== undefined ? { since: String(since) } : {}) }, 10_000);
         if (ack.op !== 'ack') throw new Error(JSON.stringify(ack));
@@ -256,7 +262,13 @@ it.runIf(faultsEnabled)(
     const db = postgres(pg.url, { max: 1, onnotice: () => {}, connection: { search_path: schema } });
     const rows = await db<{ seq: number; body: string }[]>`SELECT seq::float8 AS seq, body FROM chat_messages ORDER BY seq`;
     const last = rows.at(-1)?.seq ?? 0;
-    await waitFor(() => subscribers.every((s) => s.seqs.at(-1) === last), 30_000, 'every subscriber at the last message');
+    await waitFor(() => subscribers.every((s) => s.seqs.at(-1) === last), 30_000, 'every subscriber at the last message').catch(
+      (e: Error) => {
+        // Where each one stands, to tell a stuck node from a stuck socket when this fails.
+        const at = subscribers.map((s) => ({ node: s.node, connected: s.connected, last: s.seqs.at(-1), seen: s.seqs.length }));
+        throw new Error(`${e.message}: last ${last}, subscribers ${JSON.stringify(at)}`);
+      },
+    );
     for (const s of subscribers) s.stop();
     await Promise.all(subscribing);
 
