@@ -17,14 +17,14 @@ import type { GuestIssuer } from '../../domain/guests.js';
 import type { Ctx } from '../../domain/ports.js';
 import { memberForReadNow } from '../../domain/token-cache.js';
 import { GUEST_PREFIX, MEMBER_PREFIX, verifyGuestToken } from '../../domain/tokens.js';
-import { bearerOf } from './auth.js';
-import { clientAddress } from './client-ip.js';
-import { classify, type RateLimits } from './limits.js';
+import { clientAddress } from '../runner/client-ip.js';
+import { classify, type RateLimits } from '../runner/limits/rate-limits.js';
+import { bearerOf } from '../runner/resolve-caller.js';
+import type { AnyRoute } from '../runner/route.js';
+import type { Router } from '../runner/router.js';
 import type { PromMetrics } from './metrics.js';
 import { type Page, pageStatus, stampedBody } from './pages.js';
 import { guestHeaders } from './pipeline.js';
-import type { AnyRoute } from './route.js';
-import type { Router } from './router.js';
 
 /** What the lean path needs of a request: the peer address is read only when needed (a system call). */
 export interface LeanRequest {

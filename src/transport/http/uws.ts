@@ -4,10 +4,10 @@
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { randomUUID } from 'node:crypto';
 import { CommonsError } from '../../domain/errors.js';
-import { errorBody, STATUS_OF, statusLine } from './envelope.js';
+import type { AnswerHead } from '../edge/head.js';
+import { isHttpMethod, notHttpMessage } from '../edge/method.js';
+import { errorBody, STATUS_OF, statusLine } from '../runner/envelope.js';
 import type { FastRead, LeanAnswer } from './fast-read.js';
-import type { AnswerHead } from './head.js';
-import { isHttpMethod, notHttpMessage } from './method.js';
 import { CORS, MAX_BODY_BYTES, type RawRequest, type RawResponse } from './pipeline.js';
 
 export interface InFlight {

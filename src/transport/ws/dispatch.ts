@@ -6,14 +6,14 @@ import { claimToken, type GuestIssuer } from '../../domain/guests.js';
 import { memberOfTokenHash } from '../../domain/identity.js';
 import type { BusMessage, Ctx } from '../../domain/ports.js';
 import { formatGuest, formatMember, hashToken, tokenKeyOfHash } from '../../domain/tokens.js';
-import { checkCredential } from '../credential.js';
-import { resolveCaller } from '../http/auth.js';
-import { toCommonsError } from '../http/envelope.js';
-import type { RateLimits } from '../http/limits.js';
-import type { AnyRoute } from '../http/route.js';
-import { IDEMPOTENCY_HEADER } from '../idempotent.js';
-import { fieldIssues } from '../issues.js';
-import { runOperation } from '../operation.js';
+import { checkCredential } from '../runner/credential.js';
+import { toCommonsError } from '../runner/envelope.js';
+import { IDEMPOTENCY_HEADER } from '../runner/idempotent.js';
+import { fieldIssues } from '../runner/issues.js';
+import type { RateLimits } from '../runner/limits/rate-limits.js';
+import { runOperation } from '../runner/operation.js';
+import { resolveCaller } from '../runner/resolve-caller.js';
+import type { AnyRoute } from '../runner/route.js';
 import type { Fanout } from './fanout.js';
 import { ackFrame, ClientOp, errorFrame, eventFrame, MAX_BACKPRESSURE_BYTES, pongFrame, type Ref } from './frames.js';
 import type { InboxHub } from './inbox-hub.js';
@@ -166,9 +166,9 @@ async function run(env: DispatchEnv, ws: Socket, route: AnyRoute, body: unknown,
 
 async function auth(env: DispatchEnv, ws: Socket, token: string) {
   const s = ws.getUserData();
-  // The pipeline's resolution (src/transport/http/auth.ts), as for a write: a provisional guest
+  // The pipeline's resolution (src/transport/runner/resolve-caller.ts), as for a write: a provisional guest
   // claims its number first, so the session writes as its own guest; the same bad-token budget
-  // as over HTTP (src/transport/credential.ts).
+  // as over HTTP (src/transport/runner/credential.ts).
   const resolve = () => resolveCaller(env.ctx, env.guests, {}, 'none', { sessionToken: token });
   const resolved = await checkCredential(env.limits, { token, ip: s.ip, gate: true }, resolve);
   if (!s.open) return null;

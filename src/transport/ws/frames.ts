@@ -4,8 +4,8 @@
 import { z } from 'zod';
 import type { CommonsError } from '../../domain/errors.js';
 import { TEXT_LIMITS } from '../../domain/limits.js';
-import { chatText } from '../http/routes/chat.js';
-import { displayName, idempotencyKey, text } from '../http/schemas.js';
+import { chatText } from '../routes/chat.js';
+import { displayName, idempotencyKey, text } from '../runner/schemas.js';
 import { TOPIC_PAYLOADS } from './payloads.js';
 import { TOPICS } from './topics.js';
 

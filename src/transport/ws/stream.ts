@@ -9,14 +9,14 @@ import { CommonsError } from '../../domain/errors.js';
 import type { GuestIssuer } from '../../domain/guests.js';
 import type { Ctx } from '../../domain/ports.js';
 import { formatGuest, formatMember, hashToken, MEMBER_PREFIX, tokenKeyOfHash } from '../../domain/tokens.js';
-import { checkCredential } from '../credential.js';
-import { bearerOf, presentedToken, resolveCaller } from '../http/auth.js';
-import { clientAddress } from '../http/client-ip.js';
-import { errorBody, STATUS_OF, toCommonsError } from '../http/envelope.js';
-import { answerHead } from '../http/head.js';
-import { ipKey, type RateLimits } from '../http/limits.js';
+import { answerHead } from '../edge/head.js';
 import { refuseOrigin, writeHead } from '../http/uws.js';
 import { upgradeOriginAllowed } from '../origin.js';
+import { clientAddress } from '../runner/client-ip.js';
+import { checkCredential } from '../runner/credential.js';
+import { errorBody, STATUS_OF, toCommonsError } from '../runner/envelope.js';
+import { ipKey, type RateLimits } from '../runner/limits/rate-limits.js';
+import { bearerOf, presentedToken, resolveCaller } from '../runner/resolve-caller.js';
 import { uWS } from '../uws-build.js';
 import { decode } from './codec.js';
 import { type DispatchEnv, dispatch } from './dispatch.js';
@@ -192,7 +192,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     // A credential may come with the upgrade (Authorization or X-Commons-Guest-Token), or later
     // with `auth`.
     // A member token is checked in the database (not the read cache): a session outlives a read.
-    // The same bad-token budget as over HTTP (src/transport/credential.ts).
+    // The same bad-token budget as over HTTP (src/transport/runner/credential.ts).
     const resolve = () => resolveCaller(ctx, deps.guests, headers, 'none', { read: !presented?.startsWith(MEMBER_PREFIX), address: ip });
     checkCredential(deps.limits, { token: presented, ip, gate: true }, resolve).then(
       ({ caller, issued, provisional }) => {
