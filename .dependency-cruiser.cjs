@@ -39,6 +39,28 @@ module.exports = {
       to: { path: '^src/(app|main)\\.ts$' },
     },
     {
+      name: 'transport-protocols-apart',
+      comment:
+        'The protocol edges (http, ws, mcp, a2a) do not import each other: what they share is the runner (src/transport/runner: credential, limits, deadline, validation, envelope), the operation table (src/transport/routes) and the uWS answer helpers (src/transport/edge).',
+      severity: 'error',
+      from: { path: '^src/transport/(http|ws|mcp|a2a)/' },
+      to: { path: '^src/transport/(http|ws|mcp|a2a)/', pathNot: '^src/transport/$1/' },
+    },
+    {
+      name: 'runner-below-protocols',
+      comment: 'The runner and the edge helpers serve every protocol: they import none of them, nor the operation table.',
+      severity: 'error',
+      from: { path: '^src/transport/(runner|edge)/' },
+      to: { path: '^src/transport/(http|ws|mcp|a2a|nostr|routes)/' },
+    },
+    {
+      name: 'no-cycles-in-transport',
+      comment: 'No import circle inside src/transport, type imports included.',
+      severity: 'error',
+      from: { path: '^src/transport/' },
+      to: { circular: true },
+    },
+    {
       name: 'no-cycles-across-layers',
       severity: 'error',
       from: { path: '^src/(domain|store|machines)/' },

@@ -6,6 +6,7 @@
 import { setTimeout as sleepMs } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memberForRead, memberForReadNow, TOKEN_CACHE_MS, tokensChanged } from '../../src/domain/token-cache.js';
+import { hashToken } from '../../src/domain/tokens.js';
 import { twoNodes } from '../helpers/nodes.js';
 import { OPERATOR_TOKEN as OPERATOR } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer, usingRealPostgres } from '../helpers/server.js';
@@ -131,12 +132,12 @@ describe('token cache under steady reads', () => {
   it('a lookup in flight when the tokens change does not store what it read', async () => {
     const m = await register(s, 'Midflight');
     const ctx = s.app.ctx;
-    const reading = memberForRead(ctx, m.api_token); // reads the row, still valid
+    const reading = memberForRead(ctx, hashToken(m.api_token)); // reads the row, still valid
     await tokensChanged(ctx); // as a rotation elsewhere would, before that answer came back
     expect((await reading)?.name).toBe('Midflight');
-    expect(memberForReadNow(ctx, m.api_token)).toBeUndefined();
-    await memberForRead(ctx, m.api_token); // a lookup begun after the change is kept
-    expect(memberForReadNow(ctx, m.api_token)?.name).toBe('Midflight');
+    expect(memberForReadNow(ctx, hashToken(m.api_token))).toBeUndefined();
+    await memberForRead(ctx, hashToken(m.api_token)); // a lookup begun after the change is kept
+    expect(memberForReadNow(ctx, hashToken(m.api_token))?.name).toBe('Midflight');
   });
 
   it('reads of an expired token together wait for one lookup', async () => {

@@ -2,9 +2,9 @@
 // SDKs speak the Fetch API (MCP, A2A). Same rules as uws.ts (STYLE.md 1): copy the request
 // synchronously, stream the body with the 64 KiB cap, write inside cork, never after an abort.
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
-import { MAX_BODY_BYTES } from '../http/pipeline.js';
-import { finish, type InFlight, readBody, writeHead } from '../http/uws.js';
+import { BODY_MAX_BYTES as MAX_BODY_BYTES } from '../../domain/limits.js';
 import type { AnswerHead } from './head.js';
+import { finish, type InFlight, readBody, writeHead } from './io.js';
 import { isHttpMethod, notHttpMessage } from './method.js';
 
 export interface WebInfo {

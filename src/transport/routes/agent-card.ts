@@ -2,7 +2,7 @@
 // ETag; a matching If-None-Match answers 304 with no body.
 import type { Ctx } from '../../domain/ports.js';
 import { AgentCardSchema, agentCardJson, LegacyAgentCardSchema, legacyAgentCardJson } from '../a2a/card.js';
-import { etagMatches, etagOf } from '../http/pages.js';
+import { etagMatches, etagOf } from '../runner/pages.js';
 import { type RawResult, type Req, route } from '../runner/route.js';
 
 export { etagMatches };

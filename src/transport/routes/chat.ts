@@ -5,7 +5,7 @@ import { NextCallSchema } from '../../domain/answers.js';
 import * as chat from '../../domain/chat.js';
 import { TEXT_LIMITS, tooLong } from '../../domain/limits.js';
 import type { Ctx } from '../../domain/ports.js';
-import { buildPage, type Page } from '../http/pages.js';
+import { buildPage, type Page } from '../runner/pages.js';
 import { ok, type Result, route } from '../runner/route.js';
 import { displayName, paging, text } from '../runner/schemas.js';
 
@@ -45,7 +45,7 @@ export const ChatMessageSchema = z.object({
 });
 
 // The newest page for each limit is serialized once per change of the chat
-// (src/transport/http/pages.ts), stamped with the chat room's version read before the page.
+// (src/transport/runner/pages.ts), stamped with the chat room's version read before the page.
 const memoKey = (limit: number) => `GET /api/v1/chat?limit=${limit}`;
 
 /** The newest page when it can be had at once: already serialized, or built from memory now. */

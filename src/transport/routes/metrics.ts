@@ -4,8 +4,7 @@
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { fail } from '../../domain/errors.js';
-import { safeEqual } from '../../domain/tokens.js';
-import { bearerOf } from '../runner/resolve-caller.js';
+import { isOperator } from '../runner/credential.js';
 import { route } from '../runner/route.js';
 
 export function isLoopback(ip: string): boolean {
@@ -29,10 +28,8 @@ export const metricsRoutes = [
     response: z.string().describe('Prometheus text exposition format'),
     errors: ['UNAUTHORIZED', 'FORBIDDEN'],
     handler: async (req, ctx) => {
-      const bearer = bearerOf(req.headers);
-      const operator = ctx.config.operatorToken;
-      if (bearer !== null) {
-        if (!operator || !safeEqual(bearer, operator)) fail('UNAUTHORIZED', 'this token does not open /metrics');
+      if (req.credential.bearer) {
+        if (!isOperator(req.credential, ctx)) fail('UNAUTHORIZED', 'this token does not open /metrics');
       } else if (!isLoopback(req.ip) || req.headers.forwarded !== undefined || req.headers['x-forwarded-for'] !== undefined) {
         fail('FORBIDDEN', '/metrics is open to the operator token or to direct requests from 127.0.0.1 only');
       }

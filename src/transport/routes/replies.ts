@@ -4,8 +4,7 @@ import { z } from 'zod';
 import { fail } from '../../domain/errors.js';
 import { TEXT_LIMITS } from '../../domain/limits.js';
 import * as replies from '../../domain/replies.js';
-import { GUEST_PREFIX } from '../../domain/tokens.js';
-import { bearerOf } from '../runner/resolve-caller.js';
+import type { Credential } from '../runner/credential.js';
 import { ok, route } from '../runner/route.js';
 import { EmptyNext, paging, text, withEmptyNext } from '../runner/schemas.js';
 
@@ -31,9 +30,8 @@ export const ReplyBody = z.object({
  * "anonymous" from "presented a guest token". The request headers can: a guest credential is
  * Bearer cmg_... or X-Commons-Guest-Token (DECISIONS.md), and either closes POST /replies (spec 5.3).
  */
-export function presentsGuestCredential(headers: Record<string, string>): boolean {
-  const bearer = bearerOf(headers);
-  return (bearer?.startsWith(GUEST_PREFIX) ?? false) || (headers['x-commons-guest-token'] ?? '') !== '';
+export function presentsGuestCredential(cred: Credential): boolean {
+  return (cred.bearer && cred.kind === 'guest') || cred.guestHeader;
 }
 
 export const replyRoutes = [
@@ -69,7 +67,7 @@ export const replyRoutes = [
     response: ReplyEntry,
     errors: ['REGISTRATION_REQUIRED', 'UNAUTHORIZED'],
     handler: async (req, ctx) => {
-      if (req.caller.kind !== 'member' && presentsGuestCredential(req.headers)) {
+      if (req.caller.kind !== 'member' && presentsGuestCredential(req.credential)) {
         fail('REGISTRATION_REQUIRED', 'replies are closed to temporary (guest) tokens: register, or reply without any token');
       }
       return ok(await replies.postReply(ctx, req.body, req.caller));

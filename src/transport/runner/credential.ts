@@ -1,36 +1,105 @@
-// One credential check for every way in (DESIGN.md "One credential, one runner"): an operation
-// (REST, MCP, A2A, a stream op through the runner), a stream upgrade and a stream `auth` resolve a
-// presented token the same way, with the same bad-token budget around the lookup
-// (DECISIONS.md "Reliability promises"): a token that fails spends its address's budget, a token
-// found valid joins the known record, and (where no HTTP limit ran first) an address over its
-// budget has unknown tokens refused before any lookup.
+// The one credential (DESIGN.md "One credential, one runner"): what a request presents (the
+// Authorization bearer, else the X-Commons-Guest-Token header; a stream's `auth` op, its token) is
+// read here, once per request, into one value that the limits, the caller's resolution and the
+// token cache all take. A member token is digested here and nowhere else on the way in; a guest
+// token's signature is checked at most once (memoized on the value). No other file reads an
+// Authorization header or a guest-token header.
+import type { Ctx } from '../../domain/ports.js';
+import {
+  GUEST_PREFIX,
+  type GuestClaims,
+  hashToken,
+  MEMBER_PREFIX,
+  safeEqual,
+  tokenKeyOfHash,
+  verifyGuestToken,
+} from '../../domain/tokens.js';
 
-import { CommonsError } from '../../domain/errors.js';
-import type { RateLimits } from './limits/rate-limits.js';
-import type { Resolved } from './resolve-caller.js';
+export type { GuestClaims };
 
-export interface Presented {
-  /** The token presented (a bearer, or the `auth` op's), null when none. */
-  token: string | null;
-  /** The client address (TRUST_PROXY applied). */
-  ip: string;
-  /** Refuse unknown tokens of an address over budget here (false where the HTTP limits did). */
-  gate: boolean;
+export interface Credential {
+  /** member: a cmn_ token; guest: a cmg_ token; other: any other token (the operator's, or a
+   * stranger's); none: nothing presented. */
+  readonly kind: 'none' | 'member' | 'guest' | 'other';
+  /** The token presented (a bearer, else the guest-token header, else the `auth` op's); null when none. */
+  readonly token: string | null;
+  /** The token came as `Authorization: Bearer <token>` (the operator API reads only a bearer). */
+  readonly bearer: boolean;
+  /** An Authorization header that is present but not `Bearer <token>`. */
+  readonly malformed: boolean;
+  /** An X-Commons-Guest-Token header was sent (not empty), whatever else was. */
+  readonly guestHeader: boolean;
+  /** A member token's SHA-256, as stored: the one digest of the request. */
+  readonly hash: Buffer | null;
+  /** A member token's counting key (`tokenKeyOfHash` of `hash`): limits, known record, sessions. */
+  readonly key: string | null;
+  /** Memo: the guest token's claims once its signature was checked (null: invalid). */
+  guest?: GuestClaims | null;
+  /** Memo: the token is the operator's. */
+  operator?: boolean;
 }
 
-export async function checkCredential<T extends Resolved>(
-  limits: RateLimits | undefined,
-  p: Presented,
-  resolve: () => Promise<T>,
-): Promise<T> {
-  if (limits && p.gate && p.token) await limits.gateToken(p.token, p.ip);
-  let resolved: T;
-  try {
-    resolved = await resolve();
-  } catch (err) {
-    if (limits && err instanceof CommonsError && err.code === 'UNAUTHORIZED') await limits.countFailedToken(p.token, p.ip);
-    throw err;
-  }
-  if (limits && p.token && resolved.caller.kind === 'member') limits.markVerified(p.token);
-  return resolved;
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** Nothing presented: one shared value (an anonymous request allocates none). */
+export const NO_CREDENTIAL: Credential = Object.freeze({
+  kind: 'none',
+  token: null,
+  bearer: false,
+  malformed: false,
+  guestHeader: false,
+  hash: null,
+  key: null,
+});
+
+let digests = 0;
+/** Member tokens digested on the way in since start (a test counts one per request). */
+export const credentialDigests = (): number => digests;
+
+/** The credential a request's headers present. */
+export function credentialOf(headers: Record<string, string>): Credential {
+  const h = headers.authorization;
+  const g = headers['x-commons-guest-token'];
+  if (!h && g === undefined) return NO_CREDENTIAL;
+  const bearer = h ? (BEARER.exec(h)?.[1] ?? null) : null;
+  const malformed = Boolean(h) && bearer === null;
+  const token = bearer ?? g ?? null;
+  return make(token, bearer !== null, malformed, (g ?? '') !== '');
+}
+
+/** The credential of a token presented outside headers (a stream session's `auth`). */
+export const credentialOfToken = (token: string): Credential => make(token, false, false, false);
+
+/** The operator's own credential (the operator console runs the operator API with it). */
+export const operatorCredential = (token: string): Credential => make(token, true, false, false);
+
+function make(token: string | null, bearer: boolean, malformed: boolean, guestHeader: boolean): Credential {
+  if (token === null) return { ...NO_CREDENTIAL, malformed, guestHeader };
+  let kind: Credential['kind'] = 'other';
+  let hash: Buffer | null = null;
+  if (token.startsWith(MEMBER_PREFIX)) {
+    kind = 'member';
+    hash = hashToken(token);
+    digests++;
+  } else if (token.startsWith(GUEST_PREFIX)) kind = 'guest';
+  return { kind, token, bearer, malformed, guestHeader, hash, key: hash ? tokenKeyOfHash(hash) : null };
+}
+
+/** A guest token's claims (its signature checked once per request), null when it is none or invalid. */
+export function guestClaims(cred: Credential, ctx: Pick<Ctx, 'secret' | 'clock'>): GuestClaims | null {
+  if (cred.kind !== 'guest') return null;
+  if (cred.guest === undefined)
+    cred.guest = verifyGuestToken(ctx.secret, cred.token as string, Math.floor(ctx.clock.now().getTime() / 1000));
+  return cred.guest;
+}
+
+/** The token is the operator's (compared once per request, and only when it could be: a member or
+ * guest token is compared only to an operator token with the same prefix). */
+export function isOperator(cred: Credential, ctx: Pick<Ctx, 'config'>): boolean {
+  if (!cred.token) return false;
+  if (cred.operator !== undefined) return cred.operator;
+  const expected = ctx.config.operatorToken;
+  const prefix = cred.kind === 'member' ? MEMBER_PREFIX : cred.kind === 'guest' ? GUEST_PREFIX : '';
+  cred.operator = Boolean(expected) && (expected as string).startsWith(prefix) && safeEqual(cred.token, expected as string);
+  return cred.operator;
 }

@@ -2,12 +2,11 @@
 // deadline passes, while the database is known to be down or stuck, is answered 503 with
 // Retry-After at once instead of hanging. A request that is merely slow on a healthy database goes
 // on (the statement and lock timeouts bound it), so load alone never turns into 503s. The same
-// race serves REST (withDeadline) and the tool protocols (MCP tools, A2A skills: src/transport/runner/actions.ts),
-// each answering in its own error shape.
+// race serves every way in: REST (src/transport/http/deadline.ts), the tool protocols (MCP tools,
+// A2A skills: actions.ts), the stream's upgrade and its ops (src/transport/ws), each answering in
+// its own error shape.
 import { CommonsError } from '../../domain/errors.js';
-import type { Health } from '../../domain/ports.js';
-import type { RawRequest, RawResponse } from '../http/pipeline.js';
-import { errorBody } from './envelope.js';
+import type { Ctx, Health } from '../../domain/ports.js';
 
 const RECHECK_MS = 100;
 
@@ -46,23 +45,9 @@ export function raceDeadline<T>(work: Promise<T>, deadlineMs: number, health: Pi
   });
 }
 
-export function withDeadline(
-  handle: (raw: RawRequest) => Promise<RawResponse>,
-  deadlineMs: number,
-  health: Pick<Health, 'databaseSuspect'>,
-): (raw: RawRequest) => Promise<RawResponse> {
-  return (raw) => raceDeadline(handle(raw), deadlineMs, health, unavailable);
-}
-
-function unavailable(): RawResponse {
-  return {
-    status: 503,
-    headers: {
-      'access-control-allow-origin': '*',
-      'content-type': 'application/json; charset=utf-8',
-      'cache-control': 'no-store',
-      'retry-after': '1',
-    },
-    body: errorBody(deadlineError(), ''),
-  };
+/** Every way in answers within the per-request deadline the same way (DECISIONS.md "Reliability
+ * promises"): `work`'s outcome, or `late()` once REQUEST_DEADLINE_MS has passed while the database
+ * is down or stuck. Each transport writes the late answer in its own shape. */
+export function withinDeadline<T>(ctx: Pick<Ctx, 'config' | 'health'>, work: Promise<T>, late: () => T): Promise<T> {
+  return raceDeadline(work, ctx.config.requestDeadlineMs, ctx.health, late);
 }

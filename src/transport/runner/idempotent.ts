@@ -7,10 +7,10 @@ import type { Caller } from '../../domain/caller.js';
 import { CommonsError, fail } from '../../domain/errors.js';
 import { refusalOf, runKeyed } from '../../domain/idempotency.js';
 import type { Ctx } from '../../domain/ports.js';
+import type { OperationCall, OperationOut } from './call.js';
+import type { Credential } from './credential.js';
 import { STATUS_OF } from './envelope.js';
-import { ipKey } from './limits/rate-limits.js';
-import type { OperationCall, OperationOut } from './operation.js';
-import { bearerOf } from './resolve-caller.js';
+import { ipKey } from './limits/keys.js';
 import type { AnyRoute, Req, Result } from './route.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -36,9 +36,9 @@ export function idempotencyKeyOf(r: AnyRoute, headers: Record<string, string>): 
 }
 
 /** Who a key belongs to: the member, the guest who presented its credential, else the address. */
-function scopeOf(caller: Caller, call: OperationCall): string {
+function scopeOf(caller: Caller, call: OperationCall, cred: Credential): string {
   if (caller.kind === 'member') return `m:${caller.member.id}`;
-  const presented = call.session !== undefined || bearerOf(call.headers) !== null || Boolean(call.headers['x-commons-guest-token']);
+  const presented = call.session !== undefined || (cred.bearer && cred.token !== null) || cred.guestHeader;
   if (caller.kind === 'guest' && presented) return `g:${caller.guestNumber}`;
   return `a:${ipKey(call.ip)}`;
 }
@@ -55,7 +55,7 @@ export async function runIdempotent(
   w: { route: AnyRoute; call: OperationCall; json: unknown; key: string; caller: Caller; req: Req },
   out: OperationOut,
 ): Promise<Result> {
-  const keyed = { scope: scopeOf(w.caller, w.call), key: w.key, fingerprint: fingerprintOf(w.route, w.call, w.json) };
+  const keyed = { scope: scopeOf(w.caller, w.call, w.req.credential), key: w.key, fingerprint: fingerprintOf(w.route, w.call, w.json) };
   const answers = {
     ofResult(r: Result) {
       if (!('data' in r) || 'page' in r) throw new Error(`${w.route.method} ${w.route.path} answers no JSON data to keep`);

@@ -1,62 +1,31 @@
-// One operation runner (DESIGN.md "One operation runner"): REST routes, MCP tools, A2A skills and stream ops
-// all run an operation the same way, in the same order: rate limit, credentials (401 for a dead
-// one, counted against the address), precheck, validation of params, query and body, handler.
+// One operation runner (DESIGN.md "One credential, one runner"): REST routes, MCP tools, A2A skills
+// and stream ops all run an operation the same way, in the same order: the request's one
+// credential (credential.ts), rate limit (limits/), credentials resolved (401 for a dead one,
+// counted against the address: admit.ts), precheck, validation of params, query and body
+// (validate.ts), handler. Each transport races it against the one deadline (deadline.ts); the
+// stream's upgrade and `auth` take the same credential step (admit.ts) within the same deadline.
 // The transports differ only in how a request arrives and how the result or error is written.
 import type { Caller } from '../../domain/caller.js';
 import { fail } from '../../domain/errors.js';
-import type { GuestIssuer } from '../../domain/guests.js';
-import type { Ctx } from '../../domain/ports.js';
-import { checkCredential } from './credential.js';
+import { admit } from './admit.js';
+import type { OperationCall, OperationDeps, OperationOut } from './call.js';
+import { type Credential, credentialOf, NO_CREDENTIAL } from './credential.js';
 import { idempotencyKeyOf, runIdempotent } from './idempotent.js';
-import { classify, type LimitSubject, type RateLimits } from './limits/rate-limits.js';
-import { presentedToken, resolveCaller } from './resolve-caller.js';
-import type { AnyRoute, Method, Req, Result } from './route.js';
+import { classify } from './limits/policies.js';
+import { resolveCaller } from './resolve-caller.js';
+import type { Method, Req, Result } from './route.js';
 import { refuseUnknown, validate } from './validate.js';
 
-export interface OperationDeps {
-  ctx: Ctx;
-  guests: GuestIssuer;
-  /** Absent when RATE_LIMITS=off. */
-  limits?: RateLimits | undefined;
-}
-
-export interface OperationCall {
-  route: AnyRoute;
-  /** The request's own method and path (HTTP: HEAD, and the path with its parameters filled in);
-   * the route's when absent (tools and stream ops). */
-  method?: string;
-  path?: string;
-  /** Raw path parameters, query values and the parsed JSON body (a thunk: parsed after the limit). */
-  params?: Record<string, string>;
-  query?: Record<string, unknown>;
-  body?: () => unknown;
-  headers: Record<string, string>;
-  /** The client address (TRUST_PROXY applied). */
-  ip: string;
-  requestId: string;
-  /** A caller already known (a stream session after `auth`): its credentials are not resolved
-   * again, and its limits count against `subject`. */
-  session?: { caller: Caller; subject: LimitSubject };
-}
-
-/** What a transport shows besides the result, also when the operation fails. */
-export interface OperationOut {
-  /** RateLimit and RateLimit-Policy headers. */
-  headers: Record<string, string>;
-  /** A guest issued to an anonymous caller, announced in headers (or the tool's answer). */
-  issued?: { number: string; token: string };
-  /** The answer is a stored one, given again for a repeated Idempotency-Key (src/transport/runner/idempotent.ts). */
-  replayed?: boolean;
-}
+export type { OperationCall, OperationDeps, OperationOut };
 
 export async function runOperation(deps: OperationDeps, call: OperationCall, out: OperationOut): Promise<Result> {
   const { ctx, limits } = deps;
   const r = call.route;
-  const limitReq = { method: r.method, path: r.path, headers: call.headers, ip: call.ip };
   const session = call.session;
+  const cred = session ? undefined : (call.credential ?? credentialOf(call.headers));
   const cls = classify(r.method, r);
   if (limits && session && cls !== 'none') await limits.enforceFor(cls, session.subject);
-  else if (limits && !session) await limits.enforce(limitReq, r, out.headers);
+  else if (limits && cred) await limits.enforce(cred, call.ip, cls, out.headers);
   // The body is parsed after the limit (a refused request costs nothing) and before the caller.
   const json = r.body ? call.body?.() : undefined;
   // A malformed Idempotency-Key is refused before anything is written (a guest's first row included).
@@ -68,6 +37,7 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
       fail('REGISTRATION_REQUIRED', 'this operation is open to registered identities only; register, then send auth {token}');
     }
   } else {
+    const credential = cred as Credential;
     const read = (call.method ?? r.method) === 'GET' || call.method === 'HEAD';
     const opts = {
       read,
@@ -75,9 +45,9 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
       tokenInWrite: r.tokenInWrite === true,
       ...(r.issuesGuest === false ? { issueGuest: false } : {}),
     };
-    // The HTTP limits above already refused an unknown token of an address over budget.
-    const presented = { token: presentedToken(call.headers), ip: call.ip, gate: false };
-    const resolved = await checkCredential(limits, presented, () => resolveCaller(ctx, deps.guests, call.headers, r.auth, opts));
+    // The limits above already refused an unknown token of an address over budget.
+    const presented = { cred: credential, ip: call.ip, gate: false };
+    const resolved = await admit(limits, presented, () => resolveCaller(ctx, deps.guests, credential, r.auth, opts));
     caller = resolved.caller;
     if (resolved.issued) out.issued = resolved.issued;
     if (resolved.claimed && cls === 'chat' && caller.kind === 'guest') await limits?.chargeGuest(caller.guestNumber);
@@ -93,6 +63,7 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
     query: validate(r.query, call.query ?? {}, 'query'),
     body: validate(r.body, json ?? {}, 'body'),
     headers: call.headers,
+    credential: cred ?? NO_CREDENTIAL,
     caller,
     ip: call.ip,
     requestId: call.requestId,
@@ -106,6 +77,7 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
             query: input.query ?? {},
             body: () => input.body,
             headers: input.headers,
+            ...(input.credential ? { credential: input.credential } : {}),
             ip: call.ip,
             requestId: call.requestId,
           },

@@ -1,11 +1,12 @@
-// Resolves the caller from the credentials a request presents (spec 5; DECISIONS.md).
+// Resolves the caller from the credential a request presents (spec 5; DECISIONS.md): the one value
+// read from the request's headers, or a stream session's `auth` token (credential.ts).
 import type { Caller } from '../../domain/caller.js';
 import { deadMemberToken, fail } from '../../domain/errors.js';
 import { claimToken, type GuestIssuer, resolveGuest } from '../../domain/guests.js';
-import { resolveMemberToken } from '../../domain/identity.js';
+import { memberOfTokenHash } from '../../domain/identity.js';
 import type { Ctx } from '../../domain/ports.js';
 import { memberForRead } from '../../domain/token-cache.js';
-import { GUEST_PREFIX, hashToken, MEMBER_PREFIX, safeEqual } from '../../domain/tokens.js';
+import { type Credential, guestClaims, isOperator } from './credential.js';
 import type { AuthMode } from './route.js';
 
 export interface Resolved {
@@ -39,24 +40,6 @@ const GUEST_ON_MEMBER_NEXT = {
   doc: 'register while sending your guest token: your guest messages and points carry over',
 };
 
-const isOperatorToken = (ctx: Ctx, token: string): boolean =>
-  Boolean(ctx.config.operatorToken) && safeEqual(token, ctx.config.operatorToken as string);
-
-/** An Authorization header that is present but not `Bearer <token>`. */
-const malformed = (headers: Record<string, string>): boolean => Boolean(headers.authorization) && bearerOf(headers) === null;
-
-export function bearerOf(headers: Record<string, string>): string | null {
-  const h = headers.authorization;
-  if (!h) return null;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-  return m ? (m[1] as string) : null;
-}
-
-/** The token a request presents, where `resolveCaller` takes it from: the bearer, else the
- * guest-token header (which may carry any token). */
-export const presentedToken = (headers: Record<string, string>): string | null =>
-  bearerOf(headers) ?? headers['x-commons-guest-token'] ?? null;
-
 export interface ResolveOpts {
   /** A GET on an open route: it may take the cached token resolution (src/domain/token-cache.ts),
    * and an anonymous caller gets the provisional guest of its address instead of a number of its
@@ -70,64 +53,58 @@ export interface ResolveOpts {
    * sql/020_chat_post_tokens.sql): the member may come from the node's token cache, and the caller
    * carries the token's hash for the write to check. */
   tokenInWrite?: boolean;
-  /** The token a stream session presents in its `auth` op (not in headers), for a session that
+  /** The credential is a stream session's `auth` token (not in headers), for a session that
    * then writes as its caller: looked up in the database, it must name a member or a guest (no
    * new guest, never the operator), and a provisional token claims its number for the session
    * (or is the guest it claimed before). */
-  sessionToken?: string;
+  session?: true;
 }
 
 /** A session token names someone, or is refused: never an anonymous caller. */
 export function resolveCaller(
   ctx: Ctx,
   guests: GuestIssuer,
-  headers: Record<string, string>,
+  cred: Credential,
   mode: AuthMode,
-  opts: ResolveOpts & { sessionToken: string },
+  opts: ResolveOpts & { session: true },
 ): Promise<Resolved & { caller: Exclude<Caller, { kind: 'anonymous' }> }>;
-export function resolveCaller(
-  ctx: Ctx,
-  guests: GuestIssuer,
-  headers: Record<string, string>,
-  mode: AuthMode,
-  opts?: ResolveOpts,
-): Promise<Resolved>;
+export function resolveCaller(ctx: Ctx, guests: GuestIssuer, cred: Credential, mode: AuthMode, opts?: ResolveOpts): Promise<Resolved>;
 export async function resolveCaller(
   ctx: Ctx,
   guests: GuestIssuer,
-  headers: Record<string, string>,
+  cred: Credential,
   mode: AuthMode,
   opts: ResolveOpts = {},
 ): Promise<Resolved> {
   const read = opts.read ?? false;
-  const bearer = bearerOf(headers);
   if (mode === 'operator') {
-    const expected = ctx.config.operatorToken;
-    if (!expected) fail('UNAUTHORIZED', 'the operator API is closed on this instance (OPERATOR_TOKEN unset)');
-    if (!bearer || !safeEqual(bearer, expected as string)) fail('UNAUTHORIZED', 'operator token required');
+    if (!ctx.config.operatorToken) fail('UNAUTHORIZED', 'the operator API is closed on this instance (OPERATOR_TOKEN unset)');
+    if (!cred.bearer || !isOperator(cred, ctx)) fail('UNAUTHORIZED', 'operator token required');
     return { caller: { kind: 'anonymous' } };
   }
   // A header that is not `Bearer <token>` is a credential the caller meant to present: taking the
   // request as anonymous would post a member's words as a new guest. Member routes keep their
   // REGISTRATION_REQUIRED (below); elsewhere it is refused like any unreadable credential.
-  if (mode !== 'member' && malformed(headers)) fail('UNAUTHORIZED', MALFORMED_MESSAGE, { next: MALFORMED_NEXT });
-  const session = opts.sessionToken !== undefined;
-  const token = opts.sessionToken ?? bearer ?? headers['x-commons-guest-token'] ?? null;
+  if (mode !== 'member' && cred.malformed) fail('UNAUTHORIZED', MALFORMED_MESSAGE, { next: MALFORMED_NEXT });
+  const session = opts.session === true;
+  const token = cred.token;
   let caller: Caller = { kind: 'anonymous' };
   // A credential that is presented but unknown, revoked or expired answers 401 on every route,
   // also where one is optional, so an agent learns its token is dead (DECISIONS.md "Reliability
   // promises"); only a request without credentials becomes a new guest.
-  if (token?.startsWith(MEMBER_PREFIX)) {
+  if (cred.kind === 'member') {
+    const hash = cred.hash as Buffer;
     const cached = (read || opts.tokenInWrite === true) && mode === 'none';
-    const member = cached ? await memberForRead(ctx, token) : await resolveMemberToken(ctx, token);
+    const member = cached ? await memberForRead(ctx, hash) : await memberOfTokenHash(ctx, hash);
     if (!member) {
       deadMemberToken();
     }
     caller = { kind: 'member', member: member as NonNullable<typeof member> };
-    if (cached && opts.tokenInWrite) caller.tokenHash = hashToken(token);
-  } else if (token?.startsWith(GUEST_PREFIX)) {
+    // A session keeps the hash to check before each op; a chat post checks it in its statement.
+    if (session || (cached && opts.tokenInWrite)) caller.tokenHash = hash;
+  } else if (cred.kind === 'guest' && token) {
     // A write looks up the number its provisional token claimed (a read goes by the signature).
-    const g = await resolveGuest(ctx, token, !read);
+    const g = await resolveGuest(ctx, token, !read, guestClaims(cred, ctx));
     if (g === null)
       return fail('UNAUTHORIZED', 'this guest token is unknown or expired; send no token for a new guest', { next: STALE_GUEST_NEXT });
     // A provisional token that never wrote is no one's where no guest is wanted (registration):
@@ -141,7 +118,7 @@ export async function resolveCaller(
     }
     if (g.provisional && mode !== 'member') return { caller: { kind: 'guest', guestNumber: g.guestNumber }, provisional: true };
     caller = { kind: 'guest', guestNumber: g.guestNumber };
-  } else if (session || (token && (mode === 'member' || !isOperatorToken(ctx, token)))) {
+  } else if (session || (token && (mode === 'member' || !isOperator(cred, ctx)))) {
     // The operator token is a known credential where anyone may call (/metrics reads it;
     // DECISIONS.md "Operator"), never a member's nor a stream session's.
     fail('UNAUTHORIZED', 'unrecognised token: member tokens start with cmn_, guest tokens with cmg_');
@@ -152,7 +129,7 @@ export async function resolveCaller(
         next: GUEST_ON_MEMBER_NEXT,
       });
     }
-    if (malformed(headers)) {
+    if (cred.malformed) {
       fail('REGISTRATION_REQUIRED', MALFORMED_MESSAGE, {
         next: MALFORMED_NEXT,
       });

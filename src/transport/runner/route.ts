@@ -5,8 +5,9 @@ import type { z } from 'zod';
 import type { Caller } from '../../domain/caller.js';
 import type { ErrorCode } from '../../domain/errors.js';
 import type { Ctx } from '../../domain/ports.js';
-import type { Page } from '../http/pages.js';
-import { strict } from '../http/strict.js';
+import type { Credential } from './credential.js';
+import type { Page } from './pages.js';
+import { strict } from './strict.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -27,6 +28,8 @@ export interface Req<B = unknown, Q = unknown, P = unknown> {
   query: Q;
   body: B;
   headers: Record<string, string>;
+  /** The request's one credential (credential.ts): what it presented, read once. */
+  credential: Credential;
   caller: Caller;
   ip: string;
   requestId: string;
@@ -40,7 +43,14 @@ export interface Nested {
   /** Runs another route's operation through the same runner, with this request's address and id. */
   run(
     route: AnyRoute,
-    input: { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown; headers: Record<string, string> },
+    input: {
+      params?: Record<string, string>;
+      query?: Record<string, unknown>;
+      body?: unknown;
+      headers: Record<string, string>;
+      /** The credential to run with (the operator console's: the operator's own). */
+      credential?: Credential;
+    },
   ): Promise<Result>;
   /** The per-address budget of failed credentials (`bad_token_ip`); absent when RATE_LIMITS=off. */
   failedCredentials?: { refuseIfSpent(ip: string): Promise<void>; count(ip: string): Promise<void> };
@@ -53,7 +63,7 @@ export type RawResult = { status?: number; raw: string | Buffer; contentType: st
  * what the handler returns are checked against each other by the compiler. */
 export type Result<D = unknown> =
   | { status?: number; data: D; headers?: Record<string, string> }
-  /** A page serialized once per change (src/transport/http/pages.ts): ETag and 304 handled by the
+  /** A page serialized once per change (src/transport/runner/pages.ts): ETag and 304 handled by the
    * pipeline; `data` is what the page shows, for the tool protocols. */
   | { page: Page; data: D; headers?: Record<string, string> }
   | RawResult
@@ -126,7 +136,7 @@ export function route<
   P extends z.ZodType = z.ZodType,
   R extends z.ZodType = z.ZodType,
 >(def: RouteDef<B, Q, P, R>): AnyRoute {
-  // Bodies refuse unknown fields (src/transport/http/strict.ts); query parameters stay lenient.
+  // Bodies refuse unknown fields (src/transport/runner/strict.ts); query parameters stay lenient.
   return (def.body ? { ...def, body: strict(def.body) } : def) as AnyRoute;
 }
 

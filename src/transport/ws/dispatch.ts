@@ -1,12 +1,14 @@
 // The one dispatch point for client ops (STYLE.md 3): validate the frame with its schema, then one
 // small handler per op. Every op may carry `ref`; the answer is ack {ref, data} or error {ref, error}.
 import { randomUUID } from 'node:crypto';
-import { CommonsError, deadMemberToken, type FieldIssue, fail } from '../../domain/errors.js';
+import { CommonsError, deadMemberToken, fail } from '../../domain/errors.js';
 import { claimToken, type GuestIssuer } from '../../domain/guests.js';
 import { memberOfTokenHash } from '../../domain/identity.js';
 import type { BusMessage, Ctx } from '../../domain/ports.js';
-import { formatGuest, formatMember, hashToken, tokenKeyOfHash } from '../../domain/tokens.js';
-import { checkCredential } from '../runner/credential.js';
+import { formatGuest, formatMember } from '../../domain/tokens.js';
+import { admit } from '../runner/admit.js';
+import { credentialOfToken } from '../runner/credential.js';
+import { deadlineError, withinDeadline } from '../runner/deadline.js';
 import { toCommonsError } from '../runner/envelope.js';
 import { IDEMPOTENCY_HEADER } from '../runner/idempotent.js';
 import { fieldIssues } from '../runner/issues.js';
@@ -15,7 +17,7 @@ import { runOperation } from '../runner/operation.js';
 import { resolveCaller } from '../runner/resolve-caller.js';
 import type { AnyRoute } from '../runner/route.js';
 import type { Fanout } from './fanout.js';
-import { ackFrame, ClientOp, errorFrame, eventFrame, MAX_BACKPRESSURE_BYTES, pongFrame, type Ref } from './frames.js';
+import { ackFrame, ClientOp, errorFrame, eventFrame, type Frame, MAX_BACKPRESSURE_BYTES, pongFrame, type Ref } from './frames.js';
 import type { InboxHub } from './inbox-hub.js';
 import type { StreamOps } from './ops.js';
 import { type Session, type Socket, send, uwsTopic } from './session.js';
@@ -83,25 +85,19 @@ export async function dispatch(env: DispatchEnv, ws: Socket, raw: unknown): Prom
         errorFrame(r, new CommonsError('RATE_LIMITED', `too many ops on this session; wait ${wait} s`, { retryAfterS: wait })),
       );
     }
-    switch (op.op) {
-      case 'ping':
-        return send(ws, pongFrame(r));
-      case 'auth':
-        return send(ws, ackFrame(r, await auth(env, ws, op.token)));
-      case 'subscribe':
-        await stillValid(env, ws);
-        return await subscribe(env, ws, r, op.topic, op.since);
-      case 'unsubscribe':
-        return send(ws, ackFrame(r, unsubscribe(env, ws, op.topic)));
-      case 'chat': {
-        // A provisional guest's first write owns its number first (told in the ack).
-        const owned = await ownNumber(env, ws);
-        return send(ws, ackFrame(r, await run(env, ws, env.ops.chat, { body: op.body, name: op.name }, op.idempotency_key), owned));
-      }
-      case 'heartbeat':
-        await stillValid(env, ws);
-        return send(ws, ackFrame(r, await run(env, ws, env.ops.heartbeat, { status_note: op.status_note }, op.idempotency_key)));
-    }
+    // Answered at once: nothing to wait for.
+    if (op.op === 'ping') return send(ws, pongFrame(r));
+    if (op.op === 'unsubscribe') return send(ws, ackFrame(r, unsubscribe(env, ws, op.topic)));
+    // An op that waits answers within the per-request deadline, as every way in does
+    // (src/transport/runner/deadline.ts): past it, while the database is down or stuck, the op is
+    // answered UNAVAILABLE and its late outcome is dropped (an `auth` then changes nothing).
+    const run: Run = { late: false };
+    const frame = await withinDeadline<Frame | null | typeof LATE>(env.ctx, waiting(env, ws, r, op, run), () => {
+      run.late = true;
+      return LATE;
+    });
+    if (frame === LATE) throw deadlineError();
+    if (frame) send(ws, frame);
   } catch (err) {
     const e = toCommonsError(err);
     if (e.code === 'INTERNAL') env.ctx.log.error({ err }, 'stream op failed');
@@ -110,6 +106,35 @@ export async function dispatch(env: DispatchEnv, ws: Socket, raw: unknown): Prom
     // died, and the session it opened ends (the error is sent first).
     const s = ws.getUserData();
     if (e.code === 'UNAUTHORIZED' && s.caller.kind === 'member' && refOp(raw) !== 'auth') env.ends.end(ws, 1008, DEAD_TOKEN_REASON);
+  }
+}
+
+/** One op's run: `late` once the deadline answered for it. */
+interface Run {
+  late: boolean;
+}
+
+const LATE: unique symbol = Symbol('late');
+
+type WaitingOp = Exclude<ClientOp, { op: 'ping' | 'unsubscribe' }>;
+
+/** The frame answering an op that waits (null: the op sent its own answer, a subscribe). */
+async function waiting(env: DispatchEnv, ws: Socket, r: Ref, op: WaitingOp, run: Run): Promise<Frame | null> {
+  switch (op.op) {
+    case 'auth':
+      return ackFrame(r, await auth(env, ws, op.token, run));
+    case 'subscribe':
+      await stillValid(env, ws);
+      await subscribe(env, ws, r, op.topic, op.since, run);
+      return null;
+    case 'chat': {
+      // A provisional guest's first write owns its number first (told in the ack).
+      const owned = await ownNumber(env, ws);
+      return ackFrame(r, await runAs(env, ws, env.ops.chat, { body: op.body, name: op.name }, op.idempotency_key), owned);
+    }
+    case 'heartbeat':
+      await stillValid(env, ws);
+      return ackFrame(r, await runAs(env, ws, env.ops.heartbeat, { status_note: op.status_note }, op.idempotency_key));
   }
 }
 
@@ -151,7 +176,7 @@ async function ownNumber(env: DispatchEnv, ws: Socket): Promise<{ number: string
 
 /** Runs an operation as the session's caller: the same limits, validation and use case as over
  * REST (chat counts against the limits of POST /api/v1/chat; DECISIONS.md "Rate limits"). */
-async function run(env: DispatchEnv, ws: Socket, route: AnyRoute, body: unknown, key: string | undefined): Promise<unknown> {
+async function runAs(env: DispatchEnv, ws: Socket, route: AnyRoute, body: unknown, key: string | undefined): Promise<unknown> {
   const s = ws.getUserData();
   const subject = {
     member: s.caller.kind === 'member' ? s.memberKey : null,
@@ -164,23 +189,22 @@ async function run(env: DispatchEnv, ws: Socket, route: AnyRoute, body: unknown,
   return 'data' in result ? result.data : null;
 }
 
-async function auth(env: DispatchEnv, ws: Socket, token: string) {
+async function auth(env: DispatchEnv, ws: Socket, token: string, run: Run) {
   const s = ws.getUserData();
-  // The pipeline's resolution (src/transport/runner/resolve-caller.ts), as for a write: a provisional guest
-  // claims its number first, so the session writes as its own guest; the same bad-token budget
-  // as over HTTP (src/transport/runner/credential.ts).
-  const resolve = () => resolveCaller(env.ctx, env.guests, {}, 'none', { sessionToken: token });
-  const resolved = await checkCredential(env.limits, { token, ip: s.ip, gate: true }, resolve);
-  if (!s.open) return null;
-  // A member session keeps its token's hash, checked before each op that acts (never the token).
-  const caller: typeof resolved.caller =
-    resolved.caller.kind === 'member' ? { ...resolved.caller, tokenHash: hashToken(token) } : resolved.caller;
+  // The runner's credential step (src/transport/runner/admit.ts), as for a write: a provisional
+  // guest claims its number first, so the session writes as its own guest; the same bad-token
+  // budget as every way in. A member's caller carries its token's hash, checked before each op
+  // that acts (never the token).
+  const cred = credentialOfToken(token);
+  const resolve = () => resolveCaller(env.ctx, env.guests, cred, 'none', { session: true });
+  const { caller } = await admit(env.limits, { cred, ip: s.ip, gate: true }, resolve);
+  if (!s.open || run.late) return null;
   // Another identity's session leaves the inbox it had joined (each session sees only its own).
   if (caller.kind !== 'member' || s.caller.kind !== 'member' || caller.member.id !== s.caller.member.id) env.inbox.unsubscribe(ws);
   s.caller = caller;
   s.issued = null;
   s.provisional = false;
-  s.memberKey = caller.kind === 'member' && caller.tokenHash ? tokenKeyOfHash(caller.tokenHash) : null;
+  s.memberKey = caller.kind === 'member' ? cred.key : null;
   if (caller.kind === 'member') return { registration_number: formatMember(caller.member.id) };
   // A session that is no longer a member's leaves the member-only topics.
   for (const t of MEMBER_TOPICS) leave(env, ws, t);
@@ -210,7 +234,7 @@ function unsubscribe(env: DispatchEnv, ws: Socket, topic: string) {
   return { topic, subscribed: false, was_subscribed: leave(env, ws, topic) };
 }
 
-async function subscribe(env: DispatchEnv, ws: Socket, r: Ref, topic: string, since: string | undefined): Promise<void> {
+async function subscribe(env: DispatchEnv, ws: Socket, r: Ref, topic: string, since: string | undefined, run: Run): Promise<void> {
   checkTopic(ws, topic);
   const s = ws.getUserData();
   if (topic === 'inbox' && s.caller.kind === 'member') return env.inbox.subscribe(ws, s.caller.member.id, r, since);
@@ -232,7 +256,8 @@ async function subscribe(env: DispatchEnv, ws: Socket, r: Ref, topic: string, si
   try {
     for (;;) {
       const batch = await feed.replay(cursor.toString(), Math.min(REPLAY_BATCH, REPLAY_MAX - replayed));
-      if (!s.open || s.replaying?.get(topic) !== held) return;
+      // Past the deadline the client was told UNAVAILABLE: the replay stops, nothing joins.
+      if (!s.open || run.late || s.replaying?.get(topic) !== held) return;
       for (const e of batch) {
         if (BigInt(e.id) <= cursor) continue;
         send(ws, eventFrame(topic, e.id, e.data));
@@ -252,6 +277,7 @@ async function subscribe(env: DispatchEnv, ws: Socket, r: Ref, topic: string, si
     // Events settled but still waiting in the fan-out queue go out now, into `held`, so the join
     // below cannot deliver one of them a second time after the replay sent it.
     env.fanout.flush();
+    if (run.late) return;
     for (const e of held) {
       if (BigInt(e.id) <= cursor) continue;
       send(ws, eventFrame(topic, e.id, e.data));
