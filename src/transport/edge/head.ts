@@ -1,5 +1,5 @@
 // Headers every answer carries, whoever writes it (the HTTP pipeline, the lean read path, the
-// tool protocols, the stream's and the relay's refused upgrades; writeHead in uws.ts writes them):
+// tool protocols, the stream's and the relay's refused upgrades; writeHead in io.ts writes them):
 // docs/security.md "Browsers and headers". `X-Content-Type-Options: nosniff` always, so no browser
 // reads a JSON or text answer as a script or a page; `Strict-Transport-Security` when PUBLIC_URL is
 // https, so a browser that once reached the service over TLS never falls back to plain HTTP.

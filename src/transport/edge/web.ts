@@ -1,5 +1,5 @@
 // A uWS adapter for web-standard handlers (Request -> Response), for the protocol endpoints whose
-// SDKs speak the Fetch API (MCP, A2A). Same rules as uws.ts (STYLE.md 1): copy the request
+// SDKs speak the Fetch API (MCP, A2A). Same rules as src/transport/http/uws.ts (STYLE.md 1): copy the request
 // synchronously, stream the body with the 64 KiB cap, write inside cork, never after an abort.
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { BODY_MAX_BYTES as MAX_BODY_BYTES } from '../../domain/limits.js';
@@ -32,7 +32,7 @@ export function mountWeb(
 ): void {
   app.any(pattern, (res: HttpResponse, req: HttpRequest) => {
     const state: WriteState = { aborted: false, done: false, head };
-    // Exactly as sent (getMethod() lower-cases it in place; see uws.ts).
+    // Exactly as sent (getMethod() lower-cases it in place; see src/transport/http/uws.ts).
     const method = req.getCaseSensitiveMethod();
     inflight.count++;
     res.onAborted(() => {

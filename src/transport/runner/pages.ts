@@ -122,7 +122,7 @@ export function pageStatus(
 }
 
 /** A page's answer for the general pipeline: `pageStatus` with the ETag, revalidated on every use
- * (no-cache), typed JSON when it has a body (the lean path writes the same headers, uws.ts). */
+ * (no-cache), typed JSON when it has a body (the lean path writes the same headers, src/transport/http/uws.ts). */
 export function pageAnswer(
   page: Page,
   ifNoneMatch: string | undefined,

@@ -4,12 +4,14 @@
 // part of this request: the same validation, the same checks, the same audit entry with this
 // request's id. Before it runs: the console is on, Origin is PUBLIC_URL's, the session is live,
 // the CSRF token is the session's. After it: 303 back to the page the form was on.
+
 import { z } from 'zod';
 import { CommonsError } from '../../../domain/errors.js';
 import type { ConsoleSession } from '../../../domain/operator-session.js';
 import type { Ctx } from '../../../domain/ports.js';
 import { operatorRoutes } from '../../routes/operator.js';
 import { operatorQueueRoutes } from '../../routes/operator-queue.js';
+import { operatorCredential } from '../../runner/credential.js';
 import { STATUS_OF } from '../../runner/envelope.js';
 import { type AnyRoute, type Req, route } from '../../runner/route.js';
 import { csrfRefusal, gate, originRefusal } from './guard.js';
@@ -144,9 +146,8 @@ function actionRoute(a: Action): AnyRoute {
           if (v !== undefined && v.trim() !== '') body[f] = v;
         }
         const params = a.param ? { [a.param]: (req.params as Record<string, string>)[a.param] as string } : {};
-        const headers = { authorization: `Bearer ${ctx.config.operatorToken as string}` };
         if (!req.nested) throw new Error('console actions run inside the operation runner');
-        await req.nested.run(api, { params, body, headers });
+        await req.nested.run(api, { params, body, headers: {}, credential: operatorCredential(ctx.config.operatorToken as string) });
       }),
   });
 }
