@@ -6,7 +6,7 @@ import type { CommonsError } from '../../domain/errors.js';
 import type { GuestIssuer } from '../../domain/guests.js';
 import type { Ctx } from '../../domain/ports.js';
 import { clientAddress } from './client-ip.js';
-import { deadlineError, raceDeadline } from './deadline.js';
+import { deadlineError, withinDeadline } from './deadline.js';
 import { toCommonsError } from './envelope.js';
 import { IDEMPOTENCY_HEADER } from './idempotent.js';
 import type { RateLimits } from './limits/rate-limits.js';
@@ -54,10 +54,7 @@ export function routeOf(router: Router, op: string): AnyRoute {
  * Like a REST request, it answers within the per-request deadline (DECISIONS.md "Reliability
  * promises"): past it, while the database is down or stuck, the outcome is UNAVAILABLE. */
 export function perform(deps: ActionDeps, call: RestCall, who: CallerInfo): Promise<Outcome> {
-  return raceDeadline(performNow(deps, call, who), deps.ctx.config.requestDeadlineMs, deps.ctx.health, () => ({
-    ok: false,
-    error: deadlineError(),
-  }));
+  return withinDeadline(deps.ctx, performNow(deps, call, who), () => ({ ok: false, error: deadlineError() }));
 }
 
 async function performNow(deps: ActionDeps, call: RestCall, who: CallerInfo): Promise<Outcome> {
