@@ -53,9 +53,14 @@ function clear(c: Cache): void {
   c.generation++;
 }
 
-/** An entry's key: the token's SHA-256 (as stored), base64. The digest comes with the request's
- * credential (src/transport/runner/credential.ts): nothing here digests a token again. */
-const keyOf = (digest: Buffer): string => digest.toString('base64');
+/** A token as the cache takes it, digested once by the request's credential
+ * (src/transport/runner/credential.ts): nothing here digests a token again. */
+export interface TokenDigest {
+  /** The token's SHA-256 (as stored) in base64: an entry's key. */
+  readonly digest: string;
+  /** The same SHA-256 as bytes, for a lookup. */
+  readonly hash: Buffer;
+}
 
 /**
  * The member a token names when this node has it in memory and fresh, without waiting; undefined
@@ -64,23 +69,23 @@ const keyOf = (digest: Buffer): string => digest.toString('base64');
  * reads never fall, all at once, to the database (before, every TOKEN_CACHE_MS each connection's
  * read took the general path together: p99 65 ms against 8 ms anonymous, BENCHMARKS.md reads).
  */
-export function memberForReadNow(ctx: Ctx, digest: Buffer): IdentityRow | undefined {
+export function memberForReadNow(ctx: Ctx, t: TokenDigest): IdentityRow | undefined {
   const c = cacheOf(ctx);
-  const key = keyOf(digest);
+  const key = t.digest;
   const hit = fresh(c, key);
   if (!hit) return undefined;
   if (Date.now() - hit.at >= TOKEN_CACHE_MS / 2 && !hit.refreshing) {
     hit.refreshing = true;
-    lookup(ctx, c, key, digest).catch((err: unknown) => ctx.log.warn({ err }, 'tokens: refreshing a cached token failed'));
+    lookup(ctx, c, key, t.hash).catch((err: unknown) => ctx.log.warn({ err }, 'tokens: refreshing a cached token failed'));
   }
   return hit.member;
 }
 
 /** The member a token (by its stored hash) names, for a read on an open route; null when unknown. */
-export async function memberForRead(ctx: Ctx, digest: Buffer): Promise<IdentityRow | null> {
-  const key = keyOf(digest);
+export async function memberForRead(ctx: Ctx, t: TokenDigest): Promise<IdentityRow | null> {
+  const key = t.digest;
   const c = cacheOf(ctx);
-  return fresh(c, key)?.member ?? c.pending.get(key) ?? lookup(ctx, c, key, digest);
+  return fresh(c, key)?.member ?? c.pending.get(key) ?? lookup(ctx, c, key, t.hash);
 }
 
 /** The entry of a key while it is within TOKEN_CACHE_MS of its lookup. */

@@ -48,7 +48,9 @@ it.runIf(faultsEnabled)(
     pg.freeze();
     frozen = true;
     // Generous waits: only the deadline can answer these while the database is stopped.
+    const started = Date.now();
     const auth = await c.request('auth', { token }, 60_000);
+    const authMs = Date.now() - started;
     expect(auth.op).toBe('error');
     expect(auth.error).toMatchObject({ code: 'UNAVAILABLE', retry_after_s: 1 });
     const upgrade = await StreamClient.open(node.url, { token }).then(
@@ -58,6 +60,7 @@ it.runIf(faultsEnabled)(
       },
       (err: Error) => err.message,
     );
+    const upgradeMs = Date.now() - started - authMs;
     expect(upgrade).toBe('upgrade refused: 503');
     // The late `auth` changed nothing: the session is still the guest's (a ping answers at once).
     expect((await c.request('ping')).op).toBe('pong');
@@ -72,6 +75,7 @@ it.runIf(faultsEnabled)(
     expect(opened.hello.registration_number).toBe(number);
     opened.close();
     c.close();
+    console.log(JSON.stringify({ figures: 'stream-stuck', authMs, upgradeMs }));
   },
   180_000,
 );

@@ -15,7 +15,7 @@
 // done once per route.
 import type { GuestIssuer } from '../../domain/guests.js';
 import type { Ctx } from '../../domain/ports.js';
-import { memberForReadNow } from '../../domain/token-cache.js';
+import { memberForReadNow, type TokenDigest } from '../../domain/token-cache.js';
 import { clientAddress } from '../runner/client-ip.js';
 import { type Credential, credentialOf, guestClaims, NO_CREDENTIAL } from '../runner/credential.js';
 import { classify } from '../runner/limits/policies.js';
@@ -108,7 +108,7 @@ export function createFastRead(
         extra = guestHeaders(p);
       } else if (cred.kind === 'member') {
         // A token found in the cache was verified by the general path, which marked it for the limits.
-        if (!memberForReadNow(ctx, cred.hash as Buffer)) return null;
+        if (!memberForReadNow(ctx, cred as TokenDigest)) return null;
       } else if (cred.kind === 'guest') {
         // A provisional token is the signature alone; an owned one is checked against the database.
         if (!guestClaims(cred, ctx)?.provisional) return null;

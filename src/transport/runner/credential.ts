@@ -4,16 +4,9 @@
 // token cache all take. A member token is digested here and nowhere else on the way in; a guest
 // token's signature is checked at most once (memoized on the value). No other file reads an
 // Authorization header or a guest-token header.
+import { hash } from 'node:crypto';
 import type { Ctx } from '../../domain/ports.js';
-import {
-  GUEST_PREFIX,
-  type GuestClaims,
-  hashToken,
-  MEMBER_PREFIX,
-  safeEqual,
-  tokenKeyOfHash,
-  verifyGuestToken,
-} from '../../domain/tokens.js';
+import { GUEST_PREFIX, type GuestClaims, MEMBER_PREFIX, safeEqual, verifyGuestToken } from '../../domain/tokens.js';
 
 export type { GuestClaims };
 
@@ -29,7 +22,9 @@ export interface Credential {
   readonly malformed: boolean;
   /** An X-Commons-Guest-Token header was sent (not empty), whatever else was. */
   readonly guestHeader: boolean;
-  /** A member token's SHA-256, as stored: the one digest of the request. */
+  /** A member token's SHA-256 in base64: the one digest of the request (the token cache's key). */
+  readonly digest: string | null;
+  /** The same SHA-256 as bytes, as stored (derived from `digest` when first asked for). */
   readonly hash: Buffer | null;
   /** A member token's counting key (`tokenKeyOfHash` of `hash`): limits, known record, sessions. */
   readonly key: string | null;
@@ -41,16 +36,38 @@ export interface Credential {
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+/** The value itself: a member token's counting key is derived when first asked for (the lean read
+ * path never needs it). */
+class Presented implements Credential {
+  guest?: GuestClaims | null;
+  operator?: boolean;
+  private bytes: Buffer | undefined;
+  private counted: string | undefined;
+  constructor(
+    readonly kind: Credential['kind'],
+    readonly token: string | null,
+    readonly bearer: boolean,
+    readonly malformed: boolean,
+    readonly guestHeader: boolean,
+    readonly digest: string | null,
+  ) {}
+
+  get hash(): Buffer | null {
+    if (this.digest === null) return null;
+    this.bytes ??= Buffer.from(this.digest, 'base64');
+    return this.bytes;
+  }
+
+  /** `tokenKeyOfHash(hash)`: the first 22 base64url characters of the digest. */
+  get key(): string | null {
+    if (this.digest === null) return null;
+    this.counted ??= this.digest.slice(0, 22).replaceAll('+', '-').replaceAll('/', '_');
+    return this.counted;
+  }
+}
+
 /** Nothing presented: one shared value (an anonymous request allocates none). */
-export const NO_CREDENTIAL: Credential = Object.freeze({
-  kind: 'none',
-  token: null,
-  bearer: false,
-  malformed: false,
-  guestHeader: false,
-  hash: null,
-  key: null,
-});
+export const NO_CREDENTIAL: Credential = Object.freeze(new Presented('none', null, false, false, false, null));
 
 let digests = 0;
 /** Member tokens digested on the way in since start (a test counts one per request). */
@@ -74,15 +91,15 @@ export const credentialOfToken = (token: string): Credential => make(token, fals
 export const operatorCredential = (token: string): Credential => make(token, true, false, false);
 
 function make(token: string | null, bearer: boolean, malformed: boolean, guestHeader: boolean): Credential {
-  if (token === null) return { ...NO_CREDENTIAL, malformed, guestHeader };
-  let kind: Credential['kind'] = 'other';
-  let hash: Buffer | null = null;
+  if (token === null) return new Presented('none', null, false, malformed, guestHeader, null);
   if (token.startsWith(MEMBER_PREFIX)) {
-    kind = 'member';
-    hash = hashToken(token);
     digests++;
-  } else if (token.startsWith(GUEST_PREFIX)) kind = 'guest';
-  return { kind, token, bearer, malformed, guestHeader, hash, key: hash ? tokenKeyOfHash(hash) : null };
+    // The stored hash (hashToken's SHA-256) in base64, in one call without a Hash object or a
+    // Buffer (both cost more than the digest): this runs on every request that carries a member
+    // token, the lean reads included.
+    return new Presented('member', token, bearer, malformed, guestHeader, hash('sha256', token, 'base64'));
+  }
+  return new Presented(token.startsWith(GUEST_PREFIX) ? 'guest' : 'other', token, bearer, malformed, guestHeader, null);
 }
 
 /** A guest token's claims (its signature checked once per request), null when it is none or invalid. */

@@ -5,7 +5,7 @@ import { deadMemberToken, fail } from '../../domain/errors.js';
 import { claimToken, type GuestIssuer, resolveGuest } from '../../domain/guests.js';
 import { memberOfTokenHash } from '../../domain/identity.js';
 import type { Ctx } from '../../domain/ports.js';
-import { memberForRead } from '../../domain/token-cache.js';
+import { memberForRead, type TokenDigest } from '../../domain/token-cache.js';
 import { type Credential, guestClaims, isOperator } from './credential.js';
 import type { AuthMode } from './route.js';
 
@@ -95,7 +95,7 @@ export async function resolveCaller(
   if (cred.kind === 'member') {
     const hash = cred.hash as Buffer;
     const cached = (read || opts.tokenInWrite === true) && mode === 'none';
-    const member = cached ? await memberForRead(ctx, hash) : await memberOfTokenHash(ctx, hash);
+    const member = cached ? await memberForRead(ctx, cred as TokenDigest) : await memberOfTokenHash(ctx, hash);
     if (!member) {
       deadMemberToken();
     }
