@@ -93,15 +93,14 @@ export async function resolveCaller(
   // also where one is optional, so an agent learns its token is dead (DECISIONS.md "Reliability
   // promises"); only a request without credentials becomes a new guest.
   if (cred.kind === 'member') {
-    const hash = cred.hash as Buffer;
     const cached = (read || opts.tokenInWrite === true) && mode === 'none';
-    const member = cached ? await memberForRead(ctx, cred as TokenDigest) : await memberOfTokenHash(ctx, hash);
+    const member = cached ? await memberForRead(ctx, cred as TokenDigest) : await memberOfTokenHash(ctx, cred.hash as Buffer);
     if (!member) {
       deadMemberToken();
     }
     caller = { kind: 'member', member: member as NonNullable<typeof member> };
     // A session keeps the hash to check before each op; a chat post checks it in its statement.
-    if (session || (cached && opts.tokenInWrite)) caller.tokenHash = hash;
+    if (session || (cached && opts.tokenInWrite)) caller.tokenHash = cred.hash as Buffer;
   } else if (cred.kind === 'guest' && token) {
     // A write looks up the number its provisional token claimed (a read goes by the signature).
     const g = await resolveGuest(ctx, token, !read, guestClaims(cred, ctx));
