@@ -58,10 +58,10 @@ class Presented implements Credential {
     return this.bytes;
   }
 
-  /** `tokenKeyOfHash(hash)`: the first 22 base64url characters of the digest. */
+  /** `tokenKeyOfHash(hash)` of a member token. */
   get key(): string | null {
     if (this.digest === null) return null;
-    this.counted ??= this.digest.slice(0, 22).replaceAll('+', '-').replaceAll('/', '_');
+    this.counted ??= keyOfDigest(this.digest);
     return this.counted;
   }
 }
@@ -101,6 +101,13 @@ function make(token: string | null, bearer: boolean, malformed: boolean, guestHe
   }
   return new Presented(token.startsWith(GUEST_PREFIX) ? 'guest' : 'other', token, bearer, malformed, guestHeader, null);
 }
+
+/** `tokenKeyOfHash`: the first 22 base64url characters of the SHA-256, from its base64. */
+const keyOfDigest = (digest: string): string => digest.slice(0, 22).replaceAll('+', '-').replaceAll('/', '_');
+
+/** The counting key of a provisional guest token before its first write (its chat_guest key;
+ * src/transport/runner/limits/rate-limits.ts). */
+export const guestTokenKey = (cred: Credential): string => keyOfDigest(hash('sha256', cred.token as string, 'base64'));
 
 /** A guest token's claims (its signature checked once per request), null when it is none or invalid. */
 export function guestClaims(cred: Credential, ctx: Pick<Ctx, 'secret' | 'clock'>): GuestClaims | null {

@@ -13,8 +13,7 @@ import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterRes } from 'rate-limiter-flexible';
 import { CommonsError } from '../../../domain/errors.js';
 import type { Ctx } from '../../../domain/ports.js';
-import { hashToken, tokenKeyOfHash } from '../../../domain/tokens.js';
-import type { Credential } from '../credential.js';
+import { type Credential, guestTokenKey } from '../credential.js';
 import { BadTokens } from './bad-tokens.js';
 import { ipKey } from './keys.js';
 import { KnownTokens } from './known-tokens.js';
@@ -135,9 +134,9 @@ export class RateLimits {
 
   /** A provisional token's subject: the guest it claimed, or (before its first write) the token. */
   private async claimed(who: LimitSubject): Promise<void> {
-    if (who.provisionalToken === undefined) return;
-    who.guest = await this.claimOf(who.provisionalToken);
-    if (who.guest === null) who.guestKey = `p${tokenKeyOfHash(hashToken(who.provisionalToken))}`;
+    if (who.provisional === undefined) return;
+    who.guest = await this.claimOf(who.provisional.token as string);
+    if (who.guest === null) who.guestKey = `p${guestTokenKey(who.provisional)}`;
   }
 
   /** The (policy, key) pairs one request or op of class `cls` counts against. */

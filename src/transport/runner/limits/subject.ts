@@ -15,8 +15,8 @@ export interface LimitSubject {
    * token, say): refused like an unknown member token while the address's budget is spent. */
   stranger?: boolean;
   guest: number | null;
-  /** A provisional guest token presented (chat only), resolved to `guest` or `guestKey` by `enforce`. */
-  provisionalToken?: string;
+  /** A provisional guest token's credential (chat only), resolved to `guest` or `guestKey` by `enforce`. */
+  provisional?: Credential;
   /** The chat_guest key of a provisional token that has not written yet. */
   guestKey?: string;
   ip: string;
@@ -40,6 +40,6 @@ export function subjectOf(
   // A provisional token is one guest (the number it claims): counted by that number once it has
   // written, by the token itself before (`enforce`).
   const subject: LimitSubject = { member, verified, stranger, guest: guest && !guest.provisional ? guest.guestNumber : null, ip };
-  if (guest?.provisional) subject.provisionalToken = cred.token as string;
+  if (guest?.provisional) subject.provisional = cred;
   return subject;
 }
