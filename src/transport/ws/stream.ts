@@ -1,6 +1,6 @@
 // The WebSocket endpoint /api/v1/stream on the same uWS app (DECISIONS.md "Real-time stream"):
 // the session lifecycle. The upgrade (upgrade.ts), the ops (dispatch.ts), the per-address count
-// (addresses.ts), the sweep (sweep.ts) and the refused upgrade's answer (refuse.ts) are their own
+// (addresses.ts), the topic ops (subscribe.ts), the sweep (sweep.ts) and the refused upgrade's answer (refuse.ts) are their own
 // files. The only code that touches uWS WebSocket handlers (STYLE.md 1).
 
 import type { TemplatedApp } from 'uWebSockets.js';
