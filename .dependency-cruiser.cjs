@@ -39,6 +39,21 @@ module.exports = {
       to: { path: '^src/(app|main)\\.ts$' },
     },
     {
+      name: 'transport-protocols-apart',
+      comment:
+        'The protocol edges (http, ws, mcp, a2a) do not import each other: what they share is the runner (src/transport/runner: credential, limits, deadline, validation, envelope), the operation table (src/transport/routes) and the uWS answer helpers (src/transport/edge).',
+      severity: 'error',
+      from: { path: '^src/transport/(http|ws|mcp|a2a)/' },
+      to: { path: '^src/transport/(http|ws|mcp|a2a)/', pathNot: '^src/transport/$1/' },
+    },
+    {
+      name: 'runner-below-protocols',
+      comment: 'The runner and the edge helpers serve every protocol: they import none of them, nor the operation table.',
+      severity: 'error',
+      from: { path: '^src/transport/(runner|edge)/' },
+      to: { path: '^src/transport/(http|ws|mcp|a2a|nostr|routes)/' },
+    },
+    {
       name: 'no-circular',
       comment: 'No import circles anywhere in src/, type imports included: a module never reaches itself.',
       severity: 'error',

@@ -23,6 +23,7 @@ export const REQUIRED_IN_REAL = [
   'redis-lost.test.ts',
   'node-killed.test.ts',
   'protocols-stuck.test.ts',
+  'stream-stuck.test.ts',
   'actors-killed.test.ts',
   // Retry-safe under chaos (issue 34): Redis killed under every write kind, keys across two nodes.
   'redis-writes.test.ts',

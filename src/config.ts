@@ -126,7 +126,7 @@ export interface Config {
   treasury: { eth: string | undefined; btc: string | undefined };
   operatorToken: string | undefined;
   rateLimits: boolean;
-  /** Overrides of the default limits, "name=points/seconds,..." (src/transport/http/limits.ts). */
+  /** Overrides of the default limits, "name=points/seconds,..." (src/transport/runner/limits/). */
   rateLimitPolicy: string | undefined;
   allowPrivateCallbacks: boolean;
   indexNow: { endpoint: string | undefined; key: string | undefined };

@@ -8,7 +8,7 @@
 import { randomFillSync } from 'node:crypto';
 import * as ids from '../store/identities.js';
 import type { Ctx } from './ports.js';
-import { formatGuest, hashToken, NONCE_BYTES, signGuestToken, verifyGuestToken } from './tokens.js';
+import { formatGuest, type GuestClaims, hashToken, NONCE_BYTES, signGuestToken, verifyGuestToken } from './tokens.js';
 
 const BLOCK = 1000; // must match guest_block_seq's INCREMENT in sql/001_foundation.sql
 /** Client addresses remembered with their provisional number (the oldest is forgotten first). */
@@ -151,8 +151,13 @@ export class GuestIssuer {
 /** The guest behind a token, or null when it is forged, expired or ended by registration. A
  * provisional token that has written is the guest it claimed (`claims`: looked up, for a write);
  * one that has not (or a read, which does not look) is its address's shared provisional number. */
-export async function resolveGuest(ctx: Ctx, token: string, claims = false): Promise<{ guestNumber: number; provisional: boolean } | null> {
-  const parsed = verifyGuestToken(ctx.secret, token, Math.floor(ctx.clock.now().getTime() / 1000));
+export async function resolveGuest(
+  ctx: Ctx,
+  token: string,
+  claims = false,
+  /** The token's signature, when the caller checked it already (the request's credential). */
+  parsed: GuestClaims | null = verifyGuestToken(ctx.secret, token, Math.floor(ctx.clock.now().getTime() / 1000)),
+): Promise<{ guestNumber: number; provisional: boolean } | null> {
   if (!parsed) return null;
   if (!parsed.provisional) return (await ids.guestEnded(ctx.sql, parsed.guestNumber)) ? null : parsed;
   if (!claims) return parsed;

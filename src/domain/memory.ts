@@ -10,7 +10,7 @@ import { MEMORY_LIMITS } from './habitat-docs.js';
 import type { Ctx } from './ports.js';
 
 /** The memory key rule, stated once: the request schemas publish it (pattern) and check it
- * (src/transport/http/schemas.ts `memoryKey`); callers that reach the domain another way meet it here. */
+ * (src/transport/runner/schemas.ts `memoryKey`); callers that reach the domain another way meet it here. */
 export const MEMORY_KEY = /^[a-z0-9._:-]{1,80}$/;
 export const MEMORY_KEY_MESSAGE = `memory keys match ${MEMORY_LIMITS.key_format} (a-z 0-9 . _ : - and at most 80 characters)`;
 

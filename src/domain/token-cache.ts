@@ -1,16 +1,15 @@
 // Member tokens resolved for reads, kept in memory so a read with a token costs what an anonymous
 // read costs (no database round trip). Only reads on open routes use it, where a stale token is
-// ignored anyway (src/transport/http/auth.ts; there the caller decides only the guest headers);
+// ignored anyway (src/transport/runner/resolve-caller.ts; there the caller decides only the guest headers);
 // writes and member routes always verify against the database, so a revoked or rotated
 // token is refused by them at once on every node. A rotation, recovery or revocation also clears
 // this node's entries at once and every other node's through the bus; entries older than
 // TOKEN_CACHE_MS are looked up again, bounding what any other change of the row could leave stale.
 
-import { hash } from 'node:crypto';
 import type { IdentityRow } from '../store/identities.js';
 import * as ids from '../store/identities.js';
 import type { Ctx, TokenCacheEntry, TokenCacheState } from './ports.js';
-import { hashToken, tokenKeyOfHash } from './tokens.js';
+import { tokenKeyOfHash } from './tokens.js';
 
 export const TOKENS_TOPIC = 'identity.tokens';
 /** A member token was issued (registration): every node's rate limits know it as valid. */
@@ -44,9 +43,14 @@ function clear(c: Cache): void {
   c.generation++;
 }
 
-/** An entry's key: the token's SHA-256 (as stored), base64. A one-shot digest (no Hash object):
- * this runs on every read that carries a token. */
-const keyOf = (token: string): string => hash('sha256', token, 'base64');
+/** A token as the cache takes it, digested once by the request's credential
+ * (src/transport/runner/credential.ts): nothing here digests a token again. */
+export interface TokenDigest {
+  /** The token's SHA-256 (as stored) in base64: an entry's key. */
+  readonly digest: string;
+  /** The same SHA-256 as bytes, for a lookup. */
+  readonly hash: Buffer;
+}
 
 /**
  * The member a token names when this node has it in memory and fresh, without waiting; undefined
@@ -55,25 +59,23 @@ const keyOf = (token: string): string => hash('sha256', token, 'base64');
  * reads never fall, all at once, to the database (before, every TOKEN_CACHE_MS each connection's
  * read took the general path together: p99 65 ms against 8 ms anonymous, BENCHMARKS.md reads).
  */
-export function memberForReadNow(ctx: Ctx, token: string): IdentityRow | undefined {
+export function memberForReadNow(ctx: Ctx, t: TokenDigest): IdentityRow | undefined {
   const c = cacheOf(ctx);
-  const key = keyOf(token);
+  const key = t.digest;
   const hit = fresh(c, key);
   if (!hit) return undefined;
   if (Date.now() - hit.at >= TOKEN_CACHE_MS / 2 && !hit.refreshing) {
     hit.refreshing = true;
-    lookup(ctx, c, key, hashToken(token)).catch((err: unknown) => ctx.log.warn({ err }, 'tokens: refreshing a cached token failed'));
+    lookup(ctx, c, key, t.hash).catch((err: unknown) => ctx.log.warn({ err }, 'tokens: refreshing a cached token failed'));
   }
   return hit.member;
 }
 
-/** The member a token names, for a read on an open route; null when unknown. The token is
- * digested once: the key is the stored hash in base64. */
-export async function memberForRead(ctx: Ctx, token: string): Promise<IdentityRow | null> {
-  const digest = hashToken(token);
-  const key = digest.toString('base64');
+/** The member a token (by its stored hash) names, for a read on an open route; null when unknown. */
+export async function memberForRead(ctx: Ctx, t: TokenDigest): Promise<IdentityRow | null> {
+  const key = t.digest;
   const c = cacheOf(ctx);
-  return fresh(c, key)?.member ?? c.pending.get(key) ?? lookup(ctx, c, key, digest);
+  return fresh(c, key)?.member ?? c.pending.get(key) ?? lookup(ctx, c, key, t.hash);
 }
 
 /** The entry of a key while it is within TOKEN_CACHE_MS of its lookup. */

@@ -57,11 +57,14 @@ export function signGuestToken(secret: Buffer, guestNumber: number, issuedAtS: n
   return GUEST_PREFIX + Buffer.concat([payload, mac]).toString('base64url');
 }
 
-export function verifyGuestToken(
-  secret: Buffer,
-  token: string,
-  nowS: number,
-): { guestNumber: number; issuedAtS: number; provisional: boolean } | null {
+/** What a valid guest token says. */
+export interface GuestClaims {
+  guestNumber: number;
+  issuedAtS: number;
+  provisional: boolean;
+}
+
+export function verifyGuestToken(secret: Buffer, token: string, nowS: number): GuestClaims | null {
   if (!token.startsWith(GUEST_PREFIX)) return null;
   const raw = Buffer.from(token.slice(GUEST_PREFIX.length), 'base64url');
   const size = raw.length - MAC_BYTES;

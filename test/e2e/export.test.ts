@@ -1,7 +1,7 @@
 // GET /api/v1/ai/me/export (DECISIONS.md "An agent's own data"): a member's whole record as one
 // streamed JSON document matching its published schema, with nobody else's private data in it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExportDocument } from '../../src/transport/http/routes/export.js';
+import { ExportDocument } from '../../src/transport/routes/export.js';
 import { DATASET_ENV, type Dataset, seed } from '../helpers/dataset.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 

@@ -9,8 +9,8 @@
 // The operator console's form routes take form bodies: they are sent the cases a form can carry.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../src/transport/http/pipeline.js';
-import type { AnyRoute } from '../../src/transport/http/route.js';
-import { allRoutes } from '../../src/transport/http/routes/index.js';
+import { allRoutes } from '../../src/transport/routes/index.js';
+import type { AnyRoute } from '../../src/transport/runner/route.js';
 import { type ConsoleSession, signIn } from '../helpers/console.js';
 import { OPERATOR_TOKEN as OP, operatorEnv } from '../helpers/operator.js';
 import { type Answer, startTestServer, type TestServer } from '../helpers/server.js';

@@ -1,4 +1,4 @@
-// Unknown and non-HTTP methods (DECISIONS.md "Runtime"; src/transport/http/method.ts). The same
+// Unknown and non-HTTP methods (DECISIONS.md "Runtime"; src/transport/edge/method.ts). The same
 // tests run on both uWS builds and assert what each does: on the supported (current) build a
 // method a route does not take is answered 405 with Allow and a method that is not an RFC 9110
 // token 501; on the 20.30 fallback the parser closes such a connection without an answer. CI runs

@@ -6,6 +6,7 @@ import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Residents } from '../../src/actors/residents.js';
 import { presenceOf } from '../../src/domain/presence.js';
+import { NO_CREDENTIAL } from '../../src/transport/runner/credential.js';
 import { idOf } from '../helpers/db.js';
 import { sample, scrape as scrapeOf } from '../helpers/metrics.js';
 import { OPERATOR_TOKEN as OP } from '../helpers/operator.js';
@@ -147,7 +148,7 @@ describe('/metrics access', () => {
   it('refuses a request from a non-loopback address with 403, and opens it to the operator token', async () => {
     const route = s.app.router.match('GET', '/metrics');
     if (route.kind !== 'found') throw new Error('no /metrics route');
-    const req = { headers: {}, ip: '203.0.113.7' } as never;
+    const req = { headers: {}, credential: NO_CREDENTIAL, ip: '203.0.113.7' } as never;
     await expect(route.route.handler(req, s.app.ctx)).rejects.toMatchObject({ code: 'FORBIDDEN' });
     const external = Object.values(networkInterfaces())
       .flat()

@@ -1,4 +1,4 @@
-// Hot reads served from pages serialized once per change (src/transport/http/pages.ts): a strong
+// Hot reads served from pages serialized once per change (src/transport/runner/pages.ts): a strong
 // ETag, 304 on If-None-Match with exact headers, and a write (or a hidden message) seen by the
 // next read, on this node and, with PostgreSQL and Redis, on another node sharing them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

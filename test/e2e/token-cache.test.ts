@@ -5,12 +5,19 @@
 // change.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { memberForRead, memberForReadNow, TOKEN_CACHE_MS, tokensChanged } from '../../src/domain/token-cache.js';
+import { hashToken } from '../../src/domain/tokens.js';
 import { twoNodes } from '../helpers/nodes.js';
 import { OPERATOR_TOKEN as OPERATOR } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer, usingRealPostgres } from '../helpers/server.js';
 import { watchStatements } from '../helpers/statements.js';
 import { busEnv } from '../helpers/stream.js';
 import { waitFor } from '../helpers/wait.js';
+
+/** A token as the cache takes it (the request's credential digests it once). */
+const digestOf = (token: string) => {
+  const hash = hashToken(token);
+  return { digest: hash.toString('base64'), hash };
+};
 
 let s: TestServer;
 beforeAll(async () => {
@@ -149,12 +156,12 @@ describe('token cache under steady reads', () => {
   it('a lookup in flight when the tokens change does not store what it read', async () => {
     const m = await register(s, 'Midflight');
     const ctx = s.app.ctx;
-    const reading = memberForRead(ctx, m.api_token); // reads the row, still valid
+    const reading = memberForRead(ctx, digestOf(m.api_token)); // reads the row, still valid
     await tokensChanged(ctx); // as a rotation elsewhere would, before that answer came back
     expect((await reading)?.name).toBe('Midflight');
-    expect(memberForReadNow(ctx, m.api_token)).toBeUndefined();
-    await memberForRead(ctx, m.api_token); // a lookup begun after the change is kept
-    expect(memberForReadNow(ctx, m.api_token)?.name).toBe('Midflight');
+    expect(memberForReadNow(ctx, digestOf(m.api_token))).toBeUndefined();
+    await memberForRead(ctx, digestOf(m.api_token)); // a lookup begun after the change is kept
+    expect(memberForReadNow(ctx, digestOf(m.api_token))?.name).toBe('Midflight');
   });
 
   it('reads of an expired token together wait for one lookup', async () => {

@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { afterAll, expect, it } from 'vitest';
 import { toCommonsError } from '../../src/domain/errors.js';
-import { STATUS_OF } from '../../src/transport/http/envelope.js';
+import { STATUS_OF } from '../../src/transport/runner/envelope.js';
 import { freePort } from './servers.js';
 
 const servers: Server[] = [];

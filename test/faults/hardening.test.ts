@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schedulerOf } from '../../src/actors/signal-scheduler.js';
 import { createLogger } from '../../src/log.js';
 import { assetPath } from '../../src/transport/http/page/assets.js';
-import type { AnyRoute } from '../../src/transport/http/route.js';
+import type { AnyRoute } from '../../src/transport/runner/route.js';
 import { uwsBuild } from '../../src/transport/uws-build.js';
 import { expectServerErrors } from '../helpers/contract-gate.js';
 import { callTool, mcpClient } from '../helpers/mcp.js';

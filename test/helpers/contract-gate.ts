@@ -5,7 +5,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { buildOpenApi } from '../../src/transport/http/openapi.js';
-import { allRoutes } from '../../src/transport/http/routes/index.js';
+import { allRoutes } from '../../src/transport/routes/index.js';
 
 type Json = Record<string, unknown>;
 interface Operation {

@@ -1,7 +1,7 @@
-// A page's envelope for the lean read path (src/transport/http/pages.ts stampedBody): one buffer
+// A page's envelope for the lean read path (src/transport/runner/pages.ts stampedBody): one buffer
 // per page, its timestamp rewritten in place when the millisecond changes.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildPage, pageBody, stampedBody } from '../../src/transport/http/pages.js';
+import { buildPage, pageBody, stampedBody } from '../../src/transport/runner/pages.js';
 
 afterEach(() => {
   vi.useRealTimers();

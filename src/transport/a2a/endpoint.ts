@@ -5,10 +5,10 @@
 import type { TemplatedApp } from 'uWebSockets.js';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { DefaultRequestHandler, InMemoryTaskStore, JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
-import type { ActionDeps } from '../actions.js';
-import { answerHead } from '../http/head.js';
-import type { InFlight } from '../http/uws.js';
-import { jsonError, mountWeb, type WebInfo } from '../http/web.js';
+import { answerHead } from '../edge/head.js';
+import type { InFlight } from '../edge/io.js';
+import { jsonError, mountWeb, type WebInfo } from '../edge/web.js';
+import type { ActionDeps } from '../runner/actions.js';
 import { A2A_PATH, agentCard } from './card.js';
 import { CommonsExecutor, ISSUED_KEY, WHO_KEY } from './executor.js';
 

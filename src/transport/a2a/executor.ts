@@ -6,7 +6,7 @@ import { type Message, type Part, Role } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { z } from 'zod';
 import { CommonsError, type FieldIssue } from '../../domain/errors.js';
-import { type ActionDeps, type CallerInfo, errorView, perform, type RestCall, routeOf } from '../actions.js';
+import { type ActionDeps, type CallerInfo, errorView, perform, type RestCall, routeOf } from '../runner/actions.js';
 import { SKILLS, type SkillId } from './card.js';
 
 export const WHO_KEY = 'commons/who';

@@ -1,50 +1,9 @@
-// The per-request deadline (DECISIONS.md "Reliability promises"): a request still waiting when the
-// deadline passes, while the database is known to be down or stuck, is answered 503 with
-// Retry-After at once instead of hanging. A request that is merely slow on a healthy database goes
-// on (the statement and lock timeouts bound it), so load alone never turns into 503s. The same
-// race serves REST (withDeadline) and the tool protocols (MCP tools, A2A skills: src/transport/actions.ts),
-// each answering in its own error shape.
-import { CommonsError } from '../../domain/errors.js';
+// REST's answer past the per-request deadline (../runner/deadline.ts): 503 with Retry-After, while
+// the database is down or stuck.
 import type { Health } from '../../domain/ports.js';
-import { errorBody } from './envelope.js';
-import type { RawRequest, RawResponse } from './pipeline.js';
-
-const RECHECK_MS = 100;
-
-/** The error a request past its deadline gets while the database is down or stuck. */
-export function deadlineError(): CommonsError {
-  return new CommonsError('UNAVAILABLE', 'the database did not answer in time; the request may not have been applied, retry later', {
-    retryAfterS: 1,
-  });
-}
-
-/** `work`'s outcome, or `late()` once the deadline has passed while the database is suspect. */
-export function raceDeadline<T>(work: Promise<T>, deadlineMs: number, health: Pick<Health, 'databaseSuspect'>, late: () => T): Promise<T> {
-  return new Promise<T>((ok, ko) => {
-    let timer: NodeJS.Timeout | null = null;
-    let settled = false;
-    const settle = (out: T) => {
-      if (settled) return;
-      settled = true;
-      if (timer) clearTimeout(timer);
-      ok(out);
-    };
-    const watch = (ms: number) => {
-      timer = setTimeout(() => {
-        if (health.databaseSuspect()) settle(late());
-        else watch(RECHECK_MS);
-      }, ms);
-    };
-    watch(deadlineMs);
-    work.then(settle, (err: unknown) => {
-      if (timer) clearTimeout(timer);
-      if (!settled) {
-        settled = true;
-        ko(err);
-      }
-    });
-  });
-}
+import { deadlineError, raceDeadline } from '../runner/deadline.js';
+import { errorBody } from '../runner/envelope.js';
+import type { RawRequest, RawResponse } from './raw.js';
 
 export function withDeadline(
   handle: (raw: RawRequest) => Promise<RawResponse>,

@@ -15,16 +15,16 @@
 // done once per route.
 import type { GuestIssuer } from '../../domain/guests.js';
 import type { Ctx } from '../../domain/ports.js';
-import { memberForReadNow } from '../../domain/token-cache.js';
-import { GUEST_PREFIX, MEMBER_PREFIX, verifyGuestToken } from '../../domain/tokens.js';
-import { bearerOf } from './auth.js';
-import { clientAddress } from './client-ip.js';
-import { classify, type RateLimits } from './limits.js';
+import { memberForReadNow, type TokenDigest } from '../../domain/token-cache.js';
+import { clientAddress } from '../runner/client-ip.js';
+import { type Credential, credentialOf, guestClaims, NO_CREDENTIAL } from '../runner/credential.js';
+import { classify } from '../runner/limits/policies.js';
+import type { RateLimits } from '../runner/limits/rate-limits.js';
+import { type Page, pageStatus, stampedBody } from '../runner/pages.js';
+import type { AnyRoute } from '../runner/route.js';
+import type { Router } from '../runner/router.js';
 import type { PromMetrics } from './metrics.js';
-import { type Page, pageStatus, stampedBody } from './pages.js';
 import { guestHeaders } from './pipeline.js';
-import type { AnyRoute } from './route.js';
-import type { Router } from './router.js';
 
 /** What the lean path needs of a request: the peer address is read only when needed (a system call). */
 export interface LeanRequest {
@@ -33,6 +33,8 @@ export interface LeanRequest {
   query: string;
   headers: Record<string, string>;
   peer(): string;
+  /** Set by the lean path once it read the request's credential: the general path takes it on. */
+  credential?: Credential | undefined;
 }
 
 /** A page's answer: 200 with its bytes stamped now, or 304. `extra` holds the variable headers as
@@ -89,26 +91,27 @@ export function createFastRead(
       const page = r.cached?.(query, ctx);
       if (!page) return null;
       const headers = raw.headers;
-      const bearer = bearerOf(headers);
+      // The request's one credential (src/transport/runner/credential.ts), handed on to the
+      // general path when this one declines.
+      const cred = credentialOf(headers);
+      if (cred !== NO_CREDENTIAL) raw.credential = cred;
       // A malformed Authorization header is answered 401 by the general pipeline.
-      if (headers.authorization !== undefined && bearer === null) return null;
-      const token = bearer ?? headers['x-commons-guest-token'] ?? null;
-      const needsIp = token === null || limits !== undefined;
+      if (cred.malformed) return null;
+      const needsIp = cred.token === null || limits !== undefined;
       const ip = needsIp ? clientAddress(ctx.config.trustProxy, raw.peer(), headers['x-forwarded-for']) : '';
       let extra = NONE;
-      if (token === null) {
+      if (cred.token === null) {
         // The address's provisional guest (src/domain/guests.ts) in a token of this read's own, when
         // the address's number is already known.
         const p = guests.provisional(ip);
         if (p instanceof Promise) return null;
         extra = guestHeaders(p);
-      } else if (token.startsWith(MEMBER_PREFIX)) {
+      } else if (cred.kind === 'member') {
         // A token found in the cache was verified by the general path, which marked it for the limits.
-        if (!memberForReadNow(ctx, token)) return null;
-      } else if (token.startsWith(GUEST_PREFIX)) {
+        if (!memberForReadNow(ctx, cred as TokenDigest)) return null;
+      } else if (cred.kind === 'guest') {
         // A provisional token is the signature alone; an owned one is checked against the database.
-        const g = verifyGuestToken(ctx.secret, token, Math.floor(ctx.clock.now().getTime() / 1000));
-        if (!g?.provisional) return null;
+        if (!guestClaims(cred, ctx)?.provisional) return null;
       } else return null;
       if (limits) {
         const cls = classify('GET', r);

@@ -9,35 +9,23 @@ import type { GuestIssuer } from '../../domain/guests.js';
 import { BODY_MAX_BYTES } from '../../domain/limits.js';
 import { countDbError } from '../../domain/metrics.js';
 import type { Ctx } from '../../domain/ports.js';
-import { type OperationOut, runOperation } from '../operation.js';
-import { clientAddress } from './client-ip.js';
+import { clientAddress } from '../runner/client-ip.js';
+import { credentialOf } from '../runner/credential.js';
+import { errorBody, STATUS_OF, successBody, toCommonsError } from '../runner/envelope.js';
+import { classify } from '../runner/limits/policies.js';
+import type { RateLimits } from '../runner/limits/rate-limits.js';
+import { type OperationOut, runOperation } from '../runner/operation.js';
+import { EtagMemo, etagMatches, pageAnswer } from '../runner/pages.js';
+import type { AnyRoute } from '../runner/route.js';
+import type { Router } from '../runner/router.js';
 import { withDeadline } from './deadline.js';
-import { errorBody, STATUS_OF, successBody, toCommonsError } from './envelope.js';
-import type { RateLimits } from './limits.js';
 import type { PromMetrics } from './metrics.js';
-import { EtagMemo, etagMatches, pageAnswer } from './pages.js';
-import type { AnyRoute } from './route.js';
-import type { Router } from './router.js';
+import type { RawRequest, RawResponse } from './raw.js';
 
 export const MAX_BODY_BYTES = BODY_MAX_BYTES;
 export const MAX_JSON_DEPTH = 32;
 
-export interface RawRequest {
-  method: string;
-  path: string;
-  query: string;
-  headers: Record<string, string>;
-  body: Buffer | null;
-  ip: string;
-}
-
-export interface RawResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string | Buffer;
-  /** When set, written after the headers chunk by chunk instead of `body` (src/transport/http/uws.ts). */
-  stream?: AsyncIterable<string>;
-}
+export type { RawRequest, RawResponse };
 
 export const CORS: Record<string, string> = {
   'access-control-allow-origin': '*',
@@ -92,13 +80,15 @@ function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: Ra
     // Rate-limit headers are written straight into the answer's headers.
     const op: OperationOut = { headers };
     raw.ip = clientAddress(ctx.config.trustProxy, raw.ip, raw.headers['x-forwarded-for']);
+    // The request's one credential: read and digested here, once (src/transport/runner/credential.ts).
+    const credential = raw.credential ?? credentialOf(raw.headers);
     try {
       // HEAD is GET without the body (RFC 9110 9.3.2); uws.ts leaves the body out.
       const m = router.match(raw.method === 'HEAD' ? 'GET' : raw.method, raw.path);
       found = m.kind === 'found' ? m.route : undefined;
       if (m.kind !== 'found') {
         // Unknown paths and methods count against the limits too (no free scanning; DECISIONS.md "Rate limits").
-        if (limits) await limits.enforce(raw, undefined, headers);
+        if (limits) await limits.enforce(credential, raw.ip, classify(raw.method, undefined), headers);
         if (m.kind === 'none') throw new CommonsError('NOT_FOUND', `no route ${raw.method} ${raw.path}`);
         headers.allow = m.allow.join(', ');
         throw new CommonsError('METHOD_NOT_ALLOWED', `${raw.method} is not allowed on ${raw.path}; allowed: ${headers.allow}`);
@@ -112,6 +102,7 @@ function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: Ra
         query: Object.fromEntries(new URLSearchParams(raw.query)),
         body: () => parseBody(raw, r.form === true),
         headers: raw.headers,
+        credential,
         ip: raw.ip,
         requestId,
       };

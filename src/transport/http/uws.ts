@@ -4,21 +4,12 @@
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { randomUUID } from 'node:crypto';
 import { CommonsError } from '../../domain/errors.js';
-import { errorBody, STATUS_OF, statusLine } from './envelope.js';
-import type { FastRead, LeanAnswer } from './fast-read.js';
-import type { AnswerHead } from './head.js';
-import { isHttpMethod, notHttpMessage } from './method.js';
+import type { AnswerHead } from '../edge/head.js';
+import { finish, type InFlight, readBody, writeHead } from '../edge/io.js';
+import { isHttpMethod, notHttpMessage } from '../edge/method.js';
+import { errorBody, STATUS_OF } from '../runner/envelope.js';
+import type { FastRead, LeanAnswer, LeanRequest } from './fast-read.js';
 import { CORS, MAX_BODY_BYTES, type RawRequest, type RawResponse } from './pipeline.js';
-
-export interface InFlight {
-  count: number;
-  drained: (() => void) | null;
-  /** Set at shutdown: new requests on open connections get 503 and every answer closes its
-   * connection, so draining ends (DECISIONS.md "Reliability promises"). */
-  stopping?: boolean;
-}
-
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** uWS closes a header block spanning reads past 4 KiB, but accepts a larger one arriving in a
  * single read; this makes the limit the same either way (docs/operator.md). */
@@ -76,12 +67,14 @@ export function mountHttp(
     // A read answered at once is written here, inside this callback (uWS corks it): no abort
     // handler, no promise (src/transport/http/fast-read.ts). The peer address costs a system call:
     // the lean path reads it only when it needs it.
-    const lean = fast?.({ method, path, query, headers, peer: () => peerOf(res) });
+    const asked: LeanRequest = { method, path, query, headers, peer: () => peerOf(res) };
+    const lean = fast?.(asked);
     if (lean) {
       writeLean(res, lean, head);
       return;
     }
-    const raw: RawRequest = { method, path, query, headers, body: null, ip: peerOf(res) };
+    // The credential the lean path read, if it did, goes on with the request (read once).
+    const raw: RawRequest = { method, path, query, headers, body: null, ip: peerOf(res), credential: asked.credential };
     res.onAborted(() => {
       state.aborted = true;
       state.wake?.();
@@ -104,48 +97,6 @@ export function mountHttp(
       },
       () => tooLarge(res, state, inflight),
     );
-  });
-}
-
-export interface ReqState {
-  aborted: boolean;
-  done: boolean;
-}
-
-/**
- * Streams a request body with the 64 KiB cap (also used by web.ts): `onBody` gets the whole body
- * (null for methods without one), or `onTooLarge` is called once, while reading.
- */
-export function readBody(
-  res: HttpResponse,
-  method: string,
-  headers: Record<string, string>,
-  state: ReqState,
-  onBody: (body: Buffer | null) => void,
-  onTooLarge: () => void,
-): void {
-  if (!BODY_METHODS.has(method)) {
-    onBody(null);
-    return;
-  }
-  if (Number(headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
-    onTooLarge();
-    return;
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let refused = false;
-  res.onData((chunk, isLast) => {
-    if (state.done || refused) return;
-    size += chunk.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      refused = true;
-      onTooLarge();
-      return;
-    }
-    // uWS reuses the chunk's memory after this callback returns: copy it.
-    chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
-    if (isLast) onBody(Buffer.concat(chunks));
   });
 }
 
@@ -243,26 +194,4 @@ async function sendStream(res: HttpResponse, state: StreamState, out: RawRespons
   }
 }
 
-export function finish(inflight: InFlight, state: { done: boolean }): void {
-  if (state.done) return;
-  state.done = true;
-  inflight.count--;
-  if (inflight.count === 0 && inflight.drained) inflight.drained();
-}
-
-/** Writes the status line and the headers every answer carries; returns `res` for more headers. */
-export function writeHead(res: HttpResponse, status: number, head: AnswerHead): HttpResponse {
-  res.writeStatus(statusLine(status));
-  for (let i = 0; i < head.length; i += 2) res.writeHeader(head[i] as string, head[i + 1] as string);
-  return res;
-}
-
-/** A WebSocket upgrade refused for its Origin (the stream and the relay): 403 FORBIDDEN, before
- * any upgrade, credential lookup or per-address count. */
-export function refuseOrigin(res: HttpResponse, head: AnswerHead, origin: string | undefined): void {
-  const err = new CommonsError('FORBIDDEN', `Origin ${String(origin).slice(0, 200)} may not open this endpoint (STREAM_ALLOWED_ORIGINS)`);
-  res.cork(() => {
-    writeHead(res, STATUS_OF.FORBIDDEN, head).writeHeader('content-type', 'application/json; charset=utf-8');
-    res.end(errorBody(err, ''));
-  });
-}
+export type { InFlight };

@@ -16,12 +16,12 @@ import {
 import { z } from 'zod';
 import { VERSIONS } from '../../domain/documents.js';
 import { CommonsError } from '../../domain/errors.js';
-import { type ActionDeps, type CallerInfo, errorView, perform, routeOf } from '../actions.js';
-import { answerHead } from '../http/head.js';
-import type { InFlight } from '../http/uws.js';
-import { jsonError, mountWeb, type WebInfo } from '../http/web.js';
-import { fieldIssues } from '../issues.js';
+import { answerHead } from '../edge/head.js';
+import type { InFlight } from '../edge/io.js';
+import { jsonError, mountWeb, type WebInfo } from '../edge/web.js';
 import { originAllowed } from '../origin.js';
+import { type ActionDeps, type CallerInfo, errorView, perform, routeOf } from '../runner/actions.js';
+import { fieldIssues } from '../runner/issues.js';
 import { toolJsonSchema } from './schemas.js';
 import { TOOLS, type ToolDef, toolInput, toolNext } from './tools.js';
 

@@ -6,8 +6,8 @@ import { MEMORY, PAGE_SIZE, REWARD_POINTS, TEXT_LIMITS, tooLong } from '../../do
 import { REPLY_INTENTS } from '../../domain/replies.js';
 import { CAMPAIGN_STATES } from '../../machines/campaign.js';
 import { TASK_STATES } from '../../machines/task.js';
-import type { RestCall } from '../actions.js';
-import { idempotencyKey } from '../http/schemas.js';
+import type { RestCall } from '../runner/actions.js';
+import { idempotencyKey } from '../runner/schemas.js';
 
 export interface ToolDef {
   name: string;

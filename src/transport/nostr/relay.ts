@@ -8,11 +8,11 @@
 import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
 import type { Ctx } from '../../domain/ports.js';
 import { type NostrFilter, nostrEvents, type StoredNostrEvent } from '../../domain/signal.js';
-import { clientAddress } from '../http/client-ip.js';
-import { answerHead } from '../http/head.js';
-import { ipKey } from '../http/limits.js';
-import { refuseOrigin } from '../http/uws.js';
+import { answerHead } from '../edge/head.js';
+import { refuseOrigin } from '../edge/io.js';
 import { upgradeOriginAllowed } from '../origin.js';
+import { clientAddress } from '../runner/client-ip.js';
+import { ipKey } from '../runner/limits/keys.js';
 import { matches, parseClientMessage } from './filters.js';
 import { MAX_FRAME_BYTES, MAX_LIMIT, MAX_SUBSCRIPTIONS } from './nip11.js';
 import { RelayLimits, type ReqBudget } from './relay-limits.js';

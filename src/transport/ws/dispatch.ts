@@ -1,26 +1,29 @@
 // The one dispatch point for client ops (STYLE.md 3): validate the frame with its schema, then one
 // small handler per op. Every op may carry `ref`; the answer is ack {ref, data} or error {ref, error}.
 import { randomUUID } from 'node:crypto';
-import { CommonsError, deadMemberToken, type FieldIssue, fail } from '../../domain/errors.js';
+import { CommonsError, deadMemberToken, fail } from '../../domain/errors.js';
 import { claimToken, type GuestIssuer } from '../../domain/guests.js';
 import { memberOfTokenHash } from '../../domain/identity.js';
-import type { BusMessage, Ctx } from '../../domain/ports.js';
-import { formatGuest, formatMember, hashToken, tokenKeyOfHash } from '../../domain/tokens.js';
-import { checkCredential } from '../credential.js';
-import { resolveCaller } from '../http/auth.js';
-import { toCommonsError } from '../http/envelope.js';
-import type { RateLimits } from '../http/limits.js';
-import type { AnyRoute } from '../http/route.js';
-import { IDEMPOTENCY_HEADER } from '../idempotent.js';
-import { fieldIssues } from '../issues.js';
-import { runOperation } from '../operation.js';
+import type { Ctx } from '../../domain/ports.js';
+import { formatGuest, formatMember } from '../../domain/tokens.js';
+import { admit } from '../runner/admit.js';
+import { credentialOfToken } from '../runner/credential.js';
+import { deadlineError, withinDeadline } from '../runner/deadline.js';
+import { toCommonsError } from '../runner/envelope.js';
+import { IDEMPOTENCY_HEADER } from '../runner/idempotent.js';
+import { fieldIssues } from '../runner/issues.js';
+import type { RateLimits } from '../runner/limits/rate-limits.js';
+import { runOperation } from '../runner/operation.js';
+import { resolveCaller } from '../runner/resolve-caller.js';
+import type { AnyRoute } from '../runner/route.js';
 import type { Fanout } from './fanout.js';
-import { ackFrame, ClientOp, errorFrame, eventFrame, MAX_BACKPRESSURE_BYTES, pongFrame, type Ref } from './frames.js';
+import { ackFrame, ClientOp, errorFrame, type Frame, pongFrame, type Ref } from './frames.js';
 import type { InboxHub } from './inbox-hub.js';
 import type { StreamOps } from './ops.js';
-import { type Session, type Socket, send, uwsTopic } from './session.js';
+import { type Session, type Socket, send } from './session.js';
 import { DEAD_TOKEN_REASON, type SessionEnds } from './session-end.js';
-import { isTopic, MEMBER_TOPICS, TOPICS } from './topics.js';
+import { leave, subscribe, unsubscribe } from './subscribe.js';
+import { MEMBER_TOPICS } from './topics.js';
 
 export interface DispatchEnv {
   ctx: Ctx;
@@ -34,15 +37,6 @@ export interface DispatchEnv {
   /** Ends sessions whose token died (session-end.ts). */
   ends: SessionEnds;
 }
-
-const REPLAY_BATCH = 200;
-
-/** The most events one `subscribe {since}` replays (DECISIONS.md "Reliability promises"): older
- * history is read from the topic's REST pages, so `since: 0` cannot make a node stream it all. */
-export const REPLAY_MAX = 2000;
-
-/** Where the history of a replayable topic is paged over REST, named in a truncated replay. */
-const REST_PAGES: Partial<Record<string, string>> = { chat: '/api/v1/chat', signal: '/signal.json' };
 
 /** Every op a session sends spends from one budget (DECISIONS.md "Reliability promises"): a burst
  * of OPS_BURST, refilled at OPS_PER_S; an op over budget is refused RATE_LIMITED, not run. */
@@ -83,25 +77,19 @@ export async function dispatch(env: DispatchEnv, ws: Socket, raw: unknown): Prom
         errorFrame(r, new CommonsError('RATE_LIMITED', `too many ops on this session; wait ${wait} s`, { retryAfterS: wait })),
       );
     }
-    switch (op.op) {
-      case 'ping':
-        return send(ws, pongFrame(r));
-      case 'auth':
-        return send(ws, ackFrame(r, await auth(env, ws, op.token)));
-      case 'subscribe':
-        await stillValid(env, ws);
-        return await subscribe(env, ws, r, op.topic, op.since);
-      case 'unsubscribe':
-        return send(ws, ackFrame(r, unsubscribe(env, ws, op.topic)));
-      case 'chat': {
-        // A provisional guest's first write owns its number first (told in the ack).
-        const owned = await ownNumber(env, ws);
-        return send(ws, ackFrame(r, await run(env, ws, env.ops.chat, { body: op.body, name: op.name }, op.idempotency_key), owned));
-      }
-      case 'heartbeat':
-        await stillValid(env, ws);
-        return send(ws, ackFrame(r, await run(env, ws, env.ops.heartbeat, { status_note: op.status_note }, op.idempotency_key)));
-    }
+    // Answered at once: nothing to wait for.
+    if (op.op === 'ping') return send(ws, pongFrame(r));
+    if (op.op === 'unsubscribe') return send(ws, ackFrame(r, unsubscribe(env, ws, op.topic)));
+    // An op that waits answers within the per-request deadline, as every way in does
+    // (src/transport/runner/deadline.ts): past it, while the database is down or stuck, the op is
+    // answered UNAVAILABLE and its late outcome is dropped (an `auth` then changes nothing).
+    const run: Run = { late: false };
+    const frame = await withinDeadline<Frame | null | typeof LATE>(env.ctx, waiting(env, ws, r, op, run), () => {
+      run.late = true;
+      return LATE;
+    });
+    if (frame === LATE) throw deadlineError();
+    if (frame) send(ws, frame);
   } catch (err) {
     const e = toCommonsError(err);
     if (e.code === 'INTERNAL') env.ctx.log.error({ err }, 'stream op failed');
@@ -112,6 +100,37 @@ export async function dispatch(env: DispatchEnv, ws: Socket, raw: unknown): Prom
     if (e.code === 'UNAUTHORIZED' && s.caller.kind === 'member' && refOp(raw) !== 'auth') env.ends.end(ws, 1008, DEAD_TOKEN_REASON);
   }
 }
+
+/** One op's run: `late` once the deadline answered for it. */
+interface Run {
+  late: boolean;
+}
+
+const LATE: unique symbol = Symbol('late');
+
+type WaitingOp = Exclude<ClientOp, { op: 'ping' | 'unsubscribe' }>;
+
+/** The frame answering an op that waits (null: the op sent its own answer, a subscribe). */
+async function waiting(env: DispatchEnv, ws: Socket, r: Ref, op: WaitingOp, run: Run): Promise<Frame | null> {
+  switch (op.op) {
+    case 'auth':
+      return ackFrame(r, await auth(env, ws, op.token, run));
+    case 'subscribe':
+      await stillValid(env, ws);
+      await subscribe(env, ws, r, op.topic, op.since, run);
+      return null;
+    case 'chat': {
+      // A provisional guest's first write owns its number first (told in the ack).
+      const owned = await ownNumber(env, ws);
+      return ackFrame(r, await runAs(env, ws, env.ops.chat, { body: op.body, name: op.name }, op.idempotency_key), owned);
+    }
+    case 'heartbeat':
+      await stillValid(env, ws);
+      return ackFrame(r, await runAs(env, ws, env.ops.heartbeat, { status_note: op.status_note }, op.idempotency_key));
+  }
+}
+
+export { REPLAY_MAX } from './subscribe.js';
 
 const refOp = (raw: unknown): unknown => (raw !== null && typeof raw === 'object' ? (raw as { op?: unknown }).op : undefined);
 
@@ -151,7 +170,7 @@ async function ownNumber(env: DispatchEnv, ws: Socket): Promise<{ number: string
 
 /** Runs an operation as the session's caller: the same limits, validation and use case as over
  * REST (chat counts against the limits of POST /api/v1/chat; DECISIONS.md "Rate limits"). */
-async function run(env: DispatchEnv, ws: Socket, route: AnyRoute, body: unknown, key: string | undefined): Promise<unknown> {
+async function runAs(env: DispatchEnv, ws: Socket, route: AnyRoute, body: unknown, key: string | undefined): Promise<unknown> {
   const s = ws.getUserData();
   const subject = {
     member: s.caller.kind === 'member' ? s.memberKey : null,
@@ -164,110 +183,24 @@ async function run(env: DispatchEnv, ws: Socket, route: AnyRoute, body: unknown,
   return 'data' in result ? result.data : null;
 }
 
-async function auth(env: DispatchEnv, ws: Socket, token: string) {
+async function auth(env: DispatchEnv, ws: Socket, token: string, run: Run) {
   const s = ws.getUserData();
-  // The pipeline's resolution (src/transport/http/auth.ts), as for a write: a provisional guest
-  // claims its number first, so the session writes as its own guest; the same bad-token budget
-  // as over HTTP (src/transport/credential.ts).
-  const resolve = () => resolveCaller(env.ctx, env.guests, {}, 'none', { sessionToken: token });
-  const resolved = await checkCredential(env.limits, { token, ip: s.ip, gate: true }, resolve);
-  if (!s.open) return null;
-  // A member session keeps its token's hash, checked before each op that acts (never the token).
-  const caller: typeof resolved.caller =
-    resolved.caller.kind === 'member' ? { ...resolved.caller, tokenHash: hashToken(token) } : resolved.caller;
+  // The runner's credential step (src/transport/runner/admit.ts), as for a write: a provisional
+  // guest claims its number first, so the session writes as its own guest; the same bad-token
+  // budget as every way in. A member's caller carries its token's hash, checked before each op
+  // that acts (never the token).
+  const cred = credentialOfToken(token);
+  const resolve = () => resolveCaller(env.ctx, env.guests, cred, 'none', { session: true });
+  const { caller } = await admit(env.limits, { cred, ip: s.ip, gate: true }, resolve);
+  if (!s.open || run.late) return null;
   // Another identity's session leaves the inbox it had joined (each session sees only its own).
   if (caller.kind !== 'member' || s.caller.kind !== 'member' || caller.member.id !== s.caller.member.id) env.inbox.unsubscribe(ws);
   s.caller = caller;
   s.issued = null;
   s.provisional = false;
-  s.memberKey = caller.kind === 'member' && caller.tokenHash ? tokenKeyOfHash(caller.tokenHash) : null;
+  s.memberKey = caller.kind === 'member' ? cred.key : null;
   if (caller.kind === 'member') return { registration_number: formatMember(caller.member.id) };
   // A session that is no longer a member's leaves the member-only topics.
   for (const t of MEMBER_TOPICS) leave(env, ws, t);
   return { guest: formatGuest(caller.guestNumber) };
-}
-
-function leave(env: { fanout: Fanout; inbox: InboxHub }, ws: Socket, topic: string): boolean {
-  if (topic === 'inbox') return env.inbox.unsubscribe(ws);
-  const { fanout } = env;
-  const s = ws.getUserData();
-  const wasReplaying = s.replaying?.delete(topic) ?? false;
-  fanout.unwatch(topic, s);
-  return ws.unsubscribe(uwsTopic(topic, s.encoding)) || wasReplaying;
-}
-
-function checkTopic(ws: Socket, topic: string): void {
-  if (!isTopic(topic)) {
-    fail('VALIDATION_FAILED', `unknown topic ${topic}`, { fields: [{ path: 'topic', message: `one of ${TOPICS.join(', ')}` }] });
-  }
-  if (MEMBER_TOPICS.has(topic as never) && ws.getUserData().caller.kind !== 'member') {
-    fail('REGISTRATION_REQUIRED', `the ${topic} topic is open to registered members only; send auth {token} first`);
-  }
-}
-
-function unsubscribe(env: DispatchEnv, ws: Socket, topic: string) {
-  if (!isTopic(topic)) checkTopic(ws, topic);
-  return { topic, subscribed: false, was_subscribed: leave(env, ws, topic) };
-}
-
-async function subscribe(env: DispatchEnv, ws: Socket, r: Ref, topic: string, since: string | undefined): Promise<void> {
-  checkTopic(ws, topic);
-  const s = ws.getUserData();
-  if (topic === 'inbox' && s.caller.kind === 'member') return env.inbox.subscribe(ws, s.caller.member.id, r, since);
-  const t = uwsTopic(topic, s.encoding);
-  const feed = env.fanout.feed(topic as never);
-  if (ws.isSubscribed(t) || s.replaying?.has(topic)) return send(ws, ackFrame(r, { topic, subscribed: true, replayed: 0 }));
-  if (since === undefined || !feed?.replay) {
-    ws.subscribe(t);
-    return send(ws, ackFrame(r, { topic, subscribed: true, replayed: 0, replay: feed?.replay ? 'none' : 'not_stored' }));
-  }
-  // Replay, then join: live events arriving meanwhile are held, and the cursor decides what is
-  // sent, so nothing is missed and nothing is sent twice (DECISIONS.md "Real-time stream").
-  const held: BusMessage[] = [];
-  s.replaying ??= new Map();
-  s.replaying.set(topic, held);
-  env.fanout.watch(topic, s);
-  let cursor = BigInt(since);
-  let replayed = 0;
-  try {
-    for (;;) {
-      const batch = await feed.replay(cursor.toString(), Math.min(REPLAY_BATCH, REPLAY_MAX - replayed));
-      if (!s.open || s.replaying?.get(topic) !== held) return;
-      for (const e of batch) {
-        if (BigInt(e.id) <= cursor) continue;
-        send(ws, eventFrame(topic, e.id, e.data));
-        cursor = BigInt(e.id);
-        replayed++;
-      }
-      if (replayed >= REPLAY_MAX && (await feed.replay(cursor.toString(), 1)).length > 0) {
-        // More is kept than one replay sends: join live now; what lies between last_id and the
-        // first live event is read from the REST pages.
-        ws.subscribe(t);
-        const rest = REST_PAGES[topic] ?? null;
-        return send(ws, ackFrame(r, { topic, subscribed: true, replayed, last_id: cursor.toString(), replay: 'truncated', rest }));
-      }
-      if (batch.length < REPLAY_BATCH || replayed >= REPLAY_MAX) break;
-      await drained(ws);
-    }
-    // Events settled but still waiting in the fan-out queue go out now, into `held`, so the join
-    // below cannot deliver one of them a second time after the replay sent it.
-    env.fanout.flush();
-    for (const e of held) {
-      if (BigInt(e.id) <= cursor) continue;
-      send(ws, eventFrame(topic, e.id, e.data));
-      cursor = BigInt(e.id);
-      replayed++;
-    }
-    ws.subscribe(t);
-    send(ws, ackFrame(r, { topic, subscribed: true, replayed, last_id: cursor.toString() }));
-  } finally {
-    if (s.replaying?.get(topic) === held) s.replaying.delete(topic);
-    env.fanout.unwatch(topic, s);
-  }
-}
-
-/** Waits while a long replay has filled the socket's buffer (the slow-consumer bound still applies). */
-async function drained(ws: Socket): Promise<void> {
-  const s = ws.getUserData();
-  while (s.open && ws.getBufferedAmount() > MAX_BACKPRESSURE_BYTES / 4) await new Promise((ok) => setTimeout(ok, 10));
 }

@@ -4,12 +4,15 @@
 import { z } from 'zod';
 import type { CommonsError } from '../../domain/errors.js';
 import { TEXT_LIMITS } from '../../domain/limits.js';
-import { chatText } from '../http/routes/chat.js';
-import { displayName, idempotencyKey, text } from '../http/schemas.js';
+import { chatText } from '../routes/chat.js';
+import { displayName, idempotencyKey, text } from '../runner/schemas.js';
 import { TOPIC_PAYLOADS } from './payloads.js';
 import { TOPICS } from './topics.js';
 
 export const MSGPACK_PROTOCOL = 'commons.msgpack.v1';
+
+/** The stream's one endpoint (DECISIONS.md "Real-time stream"). */
+export const STREAM_PATH = '/api/v1/stream';
 export const JSON_PROTOCOL = 'commons.json.v1';
 export const MAX_FRAME_BYTES = 64 * 1024;
 export const MAX_BACKPRESSURE_BYTES = 1024 * 1024;

@@ -1,14 +1,14 @@
 // The stream's ops that act (chat, heartbeat) are operations run by the one operation runner
-// (src/transport/operation.ts) with the session's caller: chat is POST /api/v1/chat itself; the
+// (src/transport/runner/operation.ts) with the session's caller: chat is POST /api/v1/chat itself; the
 // heartbeat is an operation of the stream's own, since a heartbeat frame costs no database read
 // (DECISIONS.md "Reliability promises": the session keeps the member's row).
 import { z } from 'zod';
 import type { Caller } from '../../domain/caller.js';
 import { STATUS_NOTE_MAX } from '../../domain/habitat.js';
-import { routeOf } from '../actions.js';
-import { type AnyRoute, ok, route } from '../http/route.js';
-import type { Router } from '../http/router.js';
-import { text } from '../http/schemas.js';
+import { routeOf } from '../runner/actions.js';
+import { type AnyRoute, ok, route } from '../runner/route.js';
+import type { Router } from '../runner/router.js';
+import { text } from '../runner/schemas.js';
 
 export interface StreamOps {
   chat: AnyRoute;

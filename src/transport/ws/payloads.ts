@@ -5,12 +5,12 @@
 import { z } from 'zod';
 import { TreasuryEventSchema } from '../../domain/campaign-schemas.js';
 import { TASK_STATES, type TaskEventType } from '../../machines/task.js';
-import { ChatMessageSchema } from '../http/routes/chat.js';
-import { Answer, Comment, Post, Proposal, Question, Trust } from '../http/routes/content-schemas.js';
-import { InboxItem } from '../http/routes/inbox.js';
-import { ReplyEntry } from '../http/routes/replies.js';
-import { Entry as SignalEntry } from '../http/routes/signal.js';
-import { Task } from '../http/routes/tasks.js';
+import { ChatMessageSchema } from '../routes/chat.js';
+import { Answer, Comment, Post, Proposal, Question, Trust } from '../routes/content-schemas.js';
+import { InboxItem } from '../routes/inbox.js';
+import { ReplyEntry } from '../routes/replies.js';
+import { Entry as SignalEntry } from '../routes/signal.js';
+import { Task } from '../routes/tasks.js';
 import type { Topic } from './topics.js';
 
 const TASK_MOVES = [

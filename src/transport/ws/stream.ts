@@ -1,42 +1,32 @@
 // The WebSocket endpoint /api/v1/stream on the same uWS app (DECISIONS.md "Real-time stream"):
-// upgrade (credentials and encoding), session lifecycle, the slow-consumer and liveness sweep.
-// The only code that touches uWS WebSocket handlers (STYLE.md 1).
+// the session lifecycle. The upgrade (upgrade.ts), the ops (dispatch.ts), the per-address count
+// (addresses.ts), the topic ops (subscribe.ts), the sweep (sweep.ts) and the refused upgrade's answer (refuse.ts) are their own
+// files. The only code that touches uWS WebSocket handlers (STYLE.md 1).
 
-import type { HttpRequest, HttpResponse, TemplatedApp, us_socket_context_t } from 'uWebSockets.js';
+import type { TemplatedApp } from 'uWebSockets.js';
 import { randomUUID } from 'node:crypto';
-import type { Caller } from '../../domain/caller.js';
-import { CommonsError } from '../../domain/errors.js';
 import type { GuestIssuer } from '../../domain/guests.js';
 import type { Ctx } from '../../domain/ports.js';
-import { formatGuest, formatMember, hashToken, MEMBER_PREFIX, tokenKeyOfHash } from '../../domain/tokens.js';
-import { checkCredential } from '../credential.js';
-import { bearerOf, presentedToken, resolveCaller } from '../http/auth.js';
-import { clientAddress } from '../http/client-ip.js';
-import { errorBody, STATUS_OF, toCommonsError } from '../http/envelope.js';
-import { answerHead } from '../http/head.js';
-import { ipKey, type RateLimits } from '../http/limits.js';
-import { refuseOrigin, writeHead } from '../http/uws.js';
-import { upgradeOriginAllowed } from '../origin.js';
+import { formatGuest, formatMember } from '../../domain/tokens.js';
+import { answerHead } from '../edge/head.js';
+import { toCommonsError } from '../runner/envelope.js';
+import type { RateLimits } from '../runner/limits/rate-limits.js';
 import { uWS } from '../uws-build.js';
+import { SessionsPerAddress } from './addresses.js';
 import { decode } from './codec.js';
 import { type DispatchEnv, dispatch } from './dispatch.js';
 import { Fanout } from './fanout.js';
-import {
-  errorFrame,
-  type HelloInfo,
-  helloFrame,
-  JSON_PROTOCOL,
-  MAX_BACKPRESSURE_BYTES,
-  MAX_FRAME_BYTES,
-  MSGPACK_PROTOCOL,
-} from './frames.js';
+import { errorFrame, type HelloInfo, helloFrame, MAX_BACKPRESSURE_BYTES, MAX_FRAME_BYTES, STREAM_PATH } from './frames.js';
 import { InboxHub } from './inbox-hub.js';
 import type { StreamOps } from './ops.js';
-import { intern, newSession, provisionalCaller, type Session, type Socket, send } from './session.js';
+import { type Session, type Socket, send } from './session.js';
 import { SessionEnds } from './session-end.js';
+import { startSweep } from './sweep.js';
 import { type FeedRegistry, MEMBER_TOPICS, TOPICS } from './topics.js';
+import { streamUpgrade } from './upgrade.js';
 
-export const STREAM_PATH = '/api/v1/stream';
+export { SESSIONS_PER_ADDRESS } from './addresses.js';
+export { STREAM_PATH };
 
 export interface StreamDeps {
   ctx: Ctx;
@@ -59,15 +49,8 @@ export interface Stream {
   close(code: number, reason: string): void;
 }
 
-// The slow-consumer rule is enforced by a sweep, so the close carries 1013; uWS's own limit sits
-// well above it only as a memory backstop between sweeps.
-const SWEEP_MS = 100;
 // 16x: wide enough that a sweep delayed by a busy event loop still finds the consumer first.
 const HARD_BACKPRESSURE = 16 * MAX_BACKPRESSURE_BYTES;
-
-/** Open sessions one address may hold on a node while limits are on (DECISIONS.md "Reliability
- * promises"): past it the upgrade answers 429 before any credential is looked up. */
-export const SESSIONS_PER_ADDRESS = 64;
 
 export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
   const { ctx } = deps;
@@ -75,12 +58,19 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
   const fanout = new Fanout(app, ctx.bus, deps.feeds, (s) => ctx.metrics.fanoutWaitSeconds.observe(s));
   const inbox = new InboxHub(ctx);
   let closing = false;
-  const perAddress = new Map<string, number>();
-  const head = answerHead(ctx.config);
+  const addresses = new SessionsPerAddress();
   // A member whose token was rotated, recovered or revoked is cut off on every node with 1008
   // (src/transport/ws/session-end.ts); the close also drops its uWS topic subscriptions.
   const ends = new SessionEnds(ctx, sockets);
   const env: DispatchEnv = { ctx, guests: deps.guests, ops: deps.ops, fanout, inbox, limits: deps.limits, ends };
+  const upgrade = streamUpgrade({
+    ctx,
+    guests: deps.guests,
+    limits: deps.limits,
+    head: answerHead(ctx.config),
+    addresses,
+    closing: () => closing,
+  });
 
   app.ws<Session>(STREAM_PATH, {
     // Frames up to twice the limit are read and refused with 1009 (message too big); anything
@@ -91,11 +81,10 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     idleTimeout: 0,
     sendPingsAutomatically: false,
     compression: uWS.DISABLED,
-    upgrade: (res, req, context) => upgrade(res, req, context),
+    upgrade,
     open: (ws) => {
       sockets.add(ws);
-      const a = ipKey(ws.getUserData().ip);
-      perAddress.set(a, (perAddress.get(a) ?? 0) + 1);
+      addresses.opened(ws.getUserData().ip);
       ctx.metrics.wsSessions.inc();
       const s = ws.getUserData();
       send(ws, helloFrame(randomUUID(), helloInfo(s)));
@@ -126,10 +115,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     close: (ws) => {
       const s = ws.getUserData();
       s.open = false;
-      const a = ipKey(s.ip);
-      const left = (perAddress.get(a) ?? 1) - 1;
-      if (left > 0) perAddress.set(a, left);
-      else perAddress.delete(a);
+      addresses.closed(s.ip);
       if (s.replaying) for (const t of s.replaying.keys()) fanout.unwatch(t, s);
       s.replaying = null;
       inbox.unsubscribe(ws);
@@ -137,135 +123,16 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     },
   });
 
-  function upgrade(res: HttpResponse, req: HttpRequest, context: us_socket_context_t): void {
-    const headers: Record<string, string> = {};
-    req.forEach((k, v) => {
-      headers[k] = v;
-    });
-    // A browser page from an origin not allowed (STREAM_ALLOWED_ORIGINS) is refused before anything else.
-    if (!upgradeOriginAllowed(headers.origin, ctx.config.streamAllowedOrigins)) {
-      refuseOrigin(res, head, headers.origin);
-      return;
-    }
-    const key = headers['sec-websocket-key'] ?? '';
-    const extensions = headers['sec-websocket-extensions'] ?? '';
-    const offered = (headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
-    const encoding = offered.includes(MSGPACK_PROTOCOL) ? 'msgpack' : 'json';
-    const protocol = encoding === 'msgpack' ? MSGPACK_PROTOCOL : offered.includes(JSON_PROTOCOL) ? JSON_PROTOCOL : '';
-    const ip = intern(
-      clientAddress(ctx.config.trustProxy, Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for']),
-    );
-    if (deps.limits && (perAddress.get(ipKey(ip)) ?? 0) >= SESSIONS_PER_ADDRESS) {
-      res.cork(() => {
-        writeHead(res, 429, head).writeHeader('content-type', 'application/json; charset=utf-8').writeHeader('retry-after', '60');
-        const err = new CommonsError('RATE_LIMITED', `at most ${SESSIONS_PER_ADDRESS} open stream sessions per address`, {
-          retryAfterS: 60,
-        });
-        res.end(errorBody(err, ''));
-      });
-      return;
-    }
-    const bearer = bearerOf(headers);
-    const presented = presentedToken(headers);
-    // A member session keeps its token's hash (never the token): each op that acts checks it
-    // (dispatch.ts), and a token change names the sessions to end by its key (session-end.ts).
-    const session = (caller: Caller, issued: Session['issued'], provisional: boolean): Session => {
-      const c: Caller = caller.kind === 'member' && presented ? { ...caller, tokenHash: hashToken(presented) } : caller;
-      return newSession(encoding, c, issued, provisional, ip, c.kind === 'member' && c.tokenHash ? tokenKeyOfHash(c.tokenHash) : null);
-    };
-    // A connection with no credential watches as the provisional guest of its address, as an
-    // anonymous HTTP read does (its first chat takes a number of its own; src/domain/guests.ts).
-    // When that number is known it is upgraded at once, inside this uWS callback (the common case).
-    const fresh = !bearer && !headers['x-commons-guest-token'] ? deps.guests.provisional(ip) : null;
-    if (fresh && !(fresh instanceof Promise)) {
-      if (closing) {
-        refuse(res, 503, 'UNAVAILABLE');
-        return;
-      }
-      res.upgrade(session(provisionalCaller(fresh), fresh, true), key, protocol, extensions, context);
-      return;
-    }
-    let aborted = false;
-    res.onAborted(() => {
-      aborted = true;
-    });
-    // A credential may come with the upgrade (Authorization or X-Commons-Guest-Token), or later
-    // with `auth`.
-    // A member token is checked in the database (not the read cache): a session outlives a read.
-    // The same bad-token budget as over HTTP (src/transport/credential.ts).
-    const resolve = () => resolveCaller(ctx, deps.guests, headers, 'none', { read: !presented?.startsWith(MEMBER_PREFIX), address: ip });
-    checkCredential(deps.limits, { token: presented, ip, gate: true }, resolve).then(
-      ({ caller, issued, provisional }) => {
-        if (aborted) return;
-        if (closing) return refuse(res, 503, 'UNAVAILABLE');
-        // Upgraded without res.cork on purpose: after an asynchronous upgrade inside res.cork, uWS
-        // (HttpResponse::cork) looks for the corked socket; when adopting the socket into the
-        // WebSocket context reused the same address, it reads the WebSocket's memory as HTTP
-        // response state and can shut the fresh socket down (the client sees 1006). Outside a cork
-        // the upgrade ends the HTTP response while its state is still valid; uWS.js prints a
-        // warning for it, which only this path (a credential to look up) pays.
-        // A provisional token presented with the upgrade is kept for its first chat's claim.
-        const presented = provisional ? (bearer ?? headers['x-commons-guest-token']) : undefined;
-        const held =
-          issued ?? (presented && caller.kind === 'guest' ? { number: formatGuest(caller.guestNumber), token: presented } : null);
-        res.upgrade(session(caller, held, provisional === true), key, protocol, extensions, context);
-      },
-      (err: unknown) => {
-        if (aborted) return;
-        const e = toCommonsError(err);
-        res.cork(() => {
-          writeHead(res, STATUS_OF[e.code], head).writeHeader('content-type', 'application/json; charset=utf-8');
-          if (e.retryAfterS !== undefined) res.writeHeader('retry-after', String(e.retryAfterS));
-          res.end(errorBody(e, ''));
-        });
-      },
-    );
-  }
-
-  function refuse(res: HttpResponse, status: number, code: 'UNAVAILABLE'): void {
-    res.cork(() => {
-      writeHead(res, status, head).writeHeader('content-type', 'application/json; charset=utf-8');
-      res.end(JSON.stringify({ success: false, error: { code, message: 'shutting down' }, timestamp: new Date().toISOString() }));
-    });
-  }
-
-  // Slow consumers (over 1 MiB buffered) are closed with 1013 "try again later"; a socket that
-  // answered nothing for a whole ping period is dead and is dropped.
-  const pingEvery = Math.max(1, Math.round((ctx.config.streamPingIntervalS * 1000) / SWEEP_MS));
-  let ticks = 0;
-  let slowClosed = 0;
-  const sweep = setInterval(() => {
-    const ping = ++ticks % pingEvery === 0;
-    // Once a ping period, every member session's token is checked again (a lost bus message).
-    if (ping) void ends.recheck();
-    for (const ws of sockets) {
-      const s = ws.getUserData();
-      if (ws.getBufferedAmount() > MAX_BACKPRESSURE_BYTES) {
-        s.open = false;
-        slowClosed++;
-        // Outside any uWS callback (a timer): written inside the socket's own cork.
-        ws.cork(() => ws.end(1013, 'slow consumer: backpressure over 1 MiB'));
-        continue;
-      }
-      if (!ping) continue;
-      if (!s.alive) {
-        ws.close();
-        continue;
-      }
-      s.alive = false;
-      ws.ping();
-    }
-  }, SWEEP_MS);
-  sweep.unref();
+  const sweep = startSweep(ctx, sockets, ends);
 
   return {
     fanout,
     sessionCount: () => sockets.size,
-    slowConsumersClosed: () => slowClosed,
-    backpressure: () => ({ bytes: [...sockets].map((ws) => ws.getBufferedAmount()), sweeps: ticks }),
+    slowConsumersClosed: () => sweep.slowClosed(),
+    backpressure: () => ({ bytes: [...sockets].map((ws) => ws.getBufferedAmount()), sweeps: sweep.ticks() }),
     close(code, reason) {
       closing = true;
-      clearInterval(sweep);
+      sweep.stop();
       ends.close();
       for (const ws of [...sockets]) {
         ws.getUserData().open = false;

@@ -1,17 +1,19 @@
 // The console's actions (docs/operations.md "The operator's console"). Each is a plain HTML form
 // POSTed to /operator/<the operator API's path below /api/v1/operator/>, and runs that operator
-// API operation through the one runner (src/transport/operation.ts), with the operator token, as
+// API operation through the one runner (src/transport/runner/operation.ts), with the operator token, as
 // part of this request: the same validation, the same checks, the same audit entry with this
 // request's id. Before it runs: the console is on, Origin is PUBLIC_URL's, the session is live,
 // the CSRF token is the session's. After it: 303 back to the page the form was on.
+
 import { z } from 'zod';
 import { CommonsError } from '../../../domain/errors.js';
 import type { ConsoleSession } from '../../../domain/operator-session.js';
 import type { Ctx } from '../../../domain/ports.js';
-import { STATUS_OF } from '../envelope.js';
-import { type AnyRoute, type Req, route } from '../route.js';
-import { operatorRoutes } from '../routes/operator.js';
-import { operatorQueueRoutes } from '../routes/operator-queue.js';
+import { operatorRoutes } from '../../routes/operator.js';
+import { operatorQueueRoutes } from '../../routes/operator-queue.js';
+import { operatorCredential } from '../../runner/credential.js';
+import { STATUS_OF } from '../../runner/envelope.js';
+import { type AnyRoute, type Req, route } from '../../runner/route.js';
 import { csrfRefusal, gate, originRefusal } from './guard.js';
 import { consoleHtml, seeOther } from './html.js';
 import { offPage } from './views-auth.js';
@@ -144,9 +146,8 @@ function actionRoute(a: Action): AnyRoute {
           if (v !== undefined && v.trim() !== '') body[f] = v;
         }
         const params = a.param ? { [a.param]: (req.params as Record<string, string>)[a.param] as string } : {};
-        const headers = { authorization: `Bearer ${ctx.config.operatorToken as string}` };
         if (!req.nested) throw new Error('console actions run inside the operation runner');
-        await req.nested.run(api, { params, body, headers });
+        await req.nested.run(api, { params, body, headers: {}, credential: operatorCredential(ctx.config.operatorToken as string) });
       }),
   });
 }

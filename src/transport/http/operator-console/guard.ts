@@ -2,7 +2,7 @@
 // Origin check and the CSRF token. Each answers with the console's own HTML page, never a write.
 import { type ConsoleSession, csrfMatches, currentSession } from '../../../domain/operator-session.js';
 import type { Ctx } from '../../../domain/ports.js';
-import type { RawResult, Req } from '../route.js';
+import type { RawResult, Req } from '../../runner/route.js';
 import { consoleHtml } from './html.js';
 import { offPage, signInPage } from './views-auth.js';
 

@@ -1,9 +1,10 @@
 // The operator console's frame and answers (docs/operations.md "The operator's console"): the
 // live page's stylesheet plus the console's own, the console's script, no inline script or style,
 // and headers that keep the pages out of caches and frames.
+
+import type { RawResult } from '../../runner/route.js';
 import { assetPath } from '../page/assets.js';
 import { esc } from '../page/html.js';
-import type { RawResult } from '../route.js';
 
 export { esc };
 

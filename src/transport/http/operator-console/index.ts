@@ -1,5 +1,5 @@
 // The operator's console at /operator (docs/operations.md "The operator's console").
-import type { AnyRoute } from '../route.js';
+import type { AnyRoute } from '../../runner/route.js';
 import { consoleActionRoutes } from './actions.js';
 import { consolePageRoutes } from './pages.js';
 import { consoleSessionRoutes } from './session-routes.js';

@@ -1,15 +1,17 @@
 // The console's pages (GET). Lists come from the operator API's own operations, run through the
 // one runner with the operator token as part of this request; the rest from the console's reads
 // (src/domain/operator-console.ts).
+
 import { z } from 'zod';
 import { CommonsError, type ErrorCode, fail } from '../../../domain/errors.js';
 import { consoleCounts, identityPage, reportedContent } from '../../../domain/operator-console.js';
 import type { Ctx } from '../../../domain/ports.js';
 import { treasuryDocument } from '../../../domain/treasury.js';
-import { STATUS_OF } from '../envelope.js';
-import { type AnyRoute, ok, type Req, route } from '../route.js';
-import { operatorRoutes } from '../routes/operator.js';
-import { operatorQueueRoutes } from '../routes/operator-queue.js';
+import { operatorRoutes } from '../../routes/operator.js';
+import { operatorQueueRoutes } from '../../routes/operator-queue.js';
+import { operatorCredential } from '../../runner/credential.js';
+import { STATUS_OF } from '../../runner/envelope.js';
+import { type AnyRoute, ok, type Req, route } from '../../runner/route.js';
 import { clearedCookie, cookieSession, gate } from './guard.js';
 import { consoleHtml } from './html.js';
 import { type AuditData, auditPage } from './views-audit.js';
@@ -26,7 +28,7 @@ const API = [...operatorRoutes, ...operatorQueueRoutes];
 async function read<T>(req: Req, ctx: Ctx, path: string, query: Record<string, unknown>): Promise<T> {
   const r = API.find((x) => x.method === 'GET' && x.path === path) as AnyRoute;
   if (!req.nested) throw new Error('console pages run inside the operation runner');
-  const out = await req.nested.run(r, { query, headers: { authorization: `Bearer ${ctx.config.operatorToken as string}` } });
+  const out = await req.nested.run(r, { query, headers: {}, credential: operatorCredential(ctx.config.operatorToken as string) });
   return (out as { data: T }).data;
 }
 

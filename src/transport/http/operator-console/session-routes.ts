@@ -5,8 +5,8 @@
 import { z } from 'zod';
 import { CommonsError } from '../../../domain/errors.js';
 import { signIn, signOut } from '../../../domain/operator-session.js';
-import { STATUS_OF } from '../envelope.js';
-import { type AnyRoute, route } from '../route.js';
+import { STATUS_OF } from '../../runner/envelope.js';
+import { type AnyRoute, route } from '../../runner/route.js';
 import { CONSOLE_ERRORS, CONSOLE_POST_STATUSES, runForm } from './actions.js';
 import { clearedCookie, cookieSession, originRefusal, sessionCookie } from './guard.js';
 import { consoleHtml, seeOther } from './html.js';

@@ -34,7 +34,7 @@ export function pageCsp(publicUrl: string): string {
 export const securityHeaders = (publicUrl: string): Record<string, string> => ({
   'content-security-policy': pageCsp(publicUrl),
   'referrer-policy': 'no-referrer',
-  // X-Content-Type-Options is on every answer (src/transport/http/head.ts).
+  // X-Content-Type-Options is on every answer (src/transport/edge/head.ts).
 });
 
 export interface Frame {

@@ -3,8 +3,8 @@
 // headers on every page (DECISIONS.md "The page for people").
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import type { RawResult, Req } from '../route.js';
-import { etagMatches } from '../routes/agent-card.js';
+import { etagMatches } from '../../routes/agent-card.js';
+import type { RawResult, Req } from '../../runner/route.js';
 import { type Asset, acceptsGzip } from './assets.js';
 import { securityHeaders } from './html.js';
 

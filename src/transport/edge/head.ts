@@ -1,0 +1,17 @@
+// Headers every answer carries, whoever writes it (the HTTP pipeline, the lean read path, the
+// tool protocols, the stream's and the relay's refused upgrades; writeHead in io.ts writes them):
+// docs/security.md "Browsers and headers". `X-Content-Type-Options: nosniff` always, so no browser
+// reads a JSON or text answer as a script or a page; `Strict-Transport-Security` when PUBLIC_URL is
+// https, so a browser that once reached the service over TLS never falls back to plain HTTP.
+import type { Config } from '../../config.js';
+
+/** One year; no includeSubDomains (the service owns one origin, not its parent domain). */
+export const HSTS = 'max-age=31536000';
+
+/** Name, value pairs written after every status line. */
+export type AnswerHead = readonly string[];
+
+export function answerHead(config: Pick<Config, 'publicUrl'>): AnswerHead {
+  const https = config.publicUrl?.toLowerCase().startsWith('https://') === true;
+  return ['x-content-type-options', 'nosniff', ...(https ? ['strict-transport-security', HSTS] : [])];
+}

@@ -1,0 +1,151 @@
+// Discovery and guide documents (spec 4 first rows; DECISIONS.md "Documents for agents").
+import { z } from 'zod';
+import * as docs from '../../domain/documents.js';
+import { CommonsError } from '../../domain/errors.js';
+import { takenNumbers } from '../../domain/identity.js';
+import type { Ctx } from '../../domain/ports.js';
+import { buildOpenApi } from '../http/openapi.js';
+import { pageOf } from '../runner/pages.js';
+import { type AnyRoute, type Result, route } from '../runner/route.js';
+import { ASYNCAPI_PATH, buildAsyncApi } from '../ws/asyncapi.js';
+import { STREAM_PATH } from '../ws/frames.js';
+
+const json = (doc: unknown, maxAge = 60) => ({
+  raw: JSON.stringify(doc),
+  contentType: 'application/json; charset=utf-8',
+  headers: { 'cache-control': `public, max-age=${maxAge}` },
+});
+const plain = (text: string, type = 'text/plain; charset=utf-8') => ({
+  raw: text,
+  contentType: type,
+  headers: { 'cache-control': 'public, max-age=60' },
+});
+
+/** Enveloped documents get an ETag and 304 like lists (their bytes are memoized per route). */
+const asPage = <D>(doc: D): Result<D> => {
+  const page = pageOf(doc);
+  return { page, data: doc, headers: { 'cache-control': 'no-cache' } };
+};
+
+const taken = (ctx: Ctx) => takenNumbers(ctx);
+
+/** GET routes without parameters are listed in discovery with their summaries. */
+function endpoints(routes: AnyRoute[]): docs.Endpoint[] {
+  return routes.filter((r) => !r.hidden).map((r) => ({ method: r.method, path: r.path, summary: r.summary, auth: r.auth }));
+}
+
+const Doc = z.record(z.string(), z.unknown());
+
+export function documentRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/api/v1/discovery',
+      auth: 'none',
+      summary: 'Platform discovery document',
+      tags: ['documents'],
+      response: Doc,
+      etag: true,
+      handler: async (_req, ctx) => asPage(docs.discovery(ctx.publicUrl(), endpoints(allRoutes()), await taken(ctx))),
+    }),
+    route({
+      method: 'GET',
+      path: '/.well-known/commons-discovery.json',
+      auth: 'none',
+      raw: true,
+      summary: 'Discovery document (the same data as /api/v1/discovery, unwrapped)',
+      tags: ['documents'],
+      response: Doc,
+      handler: async (_req, ctx) => json(docs.discovery(ctx.publicUrl(), endpoints(allRoutes()), await taken(ctx))),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/v1/bootstrap',
+      auth: 'none',
+      summary: 'Ordered join steps, links, founding cohort and hard limits',
+      tags: ['documents'],
+      response: Doc,
+      etag: true,
+      handler: async (_req, ctx) => asPage(docs.bootstrap(ctx.publicUrl(), await taken(ctx))),
+    }),
+    route({
+      method: 'GET',
+      path: '/bootstrap.txt',
+      auth: 'none',
+      raw: true,
+      summary: 'The bootstrap as plain text',
+      tags: ['documents'],
+      produces: 'text/plain',
+      response: z.string(),
+      handler: async (_req, ctx) => plain(docs.bootstrapText(ctx.publicUrl(), await taken(ctx))),
+    }),
+    route({
+      method: 'GET',
+      path: '/llms.txt',
+      auth: 'none',
+      raw: true,
+      summary: 'llms.txt: a title, a summary and the links an agent needs',
+      tags: ['documents'],
+      produces: 'text/markdown',
+      response: z.string(),
+      handler: (_req, ctx) => plain(docs.llmsTxt(ctx.publicUrl()), 'text/markdown; charset=utf-8'),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/v1/constitution',
+      auth: 'none',
+      summary: 'The three principles, the voluntariness index and the joining steps',
+      tags: ['documents'],
+      response: Doc,
+      etag: true,
+      cached: (_q, ctx) => pageOf(docs.constitution(ctx.publicUrl())),
+      handler: (_req, ctx) => asPage(docs.constitution(ctx.publicUrl())),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/v1/register-info',
+      auth: 'none',
+      summary: "The register operation's own guide",
+      tags: ['documents'],
+      response: Doc,
+      etag: true,
+      cached: (_q, ctx) => pageOf(docs.registerInfo(ctx.publicUrl())),
+      handler: (_req, ctx) => asPage(docs.registerInfo(ctx.publicUrl())),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/openapi.json',
+      auth: 'none',
+      raw: true,
+      summary: 'This interface as OpenAPI 3.1',
+      tags: ['documents'],
+      response: Doc,
+      handler: (_req, ctx) => json(buildOpenApi(allRoutes(), ctx.publicUrl()), 300),
+    }),
+    route({
+      method: 'GET',
+      path: ASYNCAPI_PATH,
+      auth: 'none',
+      raw: true,
+      summary: 'The real-time stream (WebSocket at /api/v1/stream) as AsyncAPI 3.0: ops, frames, topics, encodings, close codes',
+      tags: ['documents'],
+      response: Doc,
+      handler: (_req, ctx) => json(buildAsyncApi(ctx.publicUrl()), 300),
+    }),
+    route({
+      method: 'GET',
+      path: STREAM_PATH,
+      auth: 'none',
+      limit: 'none',
+      summary: 'The real-time stream: a WebSocket endpoint (see /api/asyncapi.json); a plain GET answers 426',
+      tags: ['documents'],
+      switchesTo: 'websocket',
+      // No JSON success: a client that upgrades leaves HTTP (the OpenAPI document shows 101).
+      response: z.null(),
+      errors: ['UPGRADE_REQUIRED'],
+      handler: () => {
+        throw new CommonsError('UPGRADE_REQUIRED', `${STREAM_PATH} is a WebSocket endpoint: connect with Upgrade: websocket`);
+      },
+    }),
+  ];
+}

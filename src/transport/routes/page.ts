@@ -1,0 +1,58 @@
+// The page for people (DECISIONS.md "The page for people"): GET / as HTML, the same data as JSON
+// for the page's script, and the page's content-hashed assets.
+import { z } from 'zod';
+import { fail } from '../../domain/errors.js';
+import { pageState } from '../../domain/page.js';
+import { assetAt } from '../http/page/assets.js';
+import { livePage } from '../http/page/live.js';
+import { assetAnswer, htmlAnswer } from '../http/page/respond.js';
+import { ok, route } from '../runner/route.js';
+
+const agentLinks = (base: string): string =>
+  [
+    `<${base}/api/v1/discovery>; rel="describedby"; type="application/json"`,
+    `<${base}/llms.txt>; rel="alternate"; type="text/plain"`,
+    `<${base}/api/openapi.json>; rel="service-desc"; type="application/openapi+json"`,
+    `<${base}/api/asyncapi.json>; rel="service-desc"; type="application/json"`,
+  ].join(', ');
+
+export const pageRoutes = [
+  route({
+    method: 'GET',
+    path: '/',
+    auth: 'none',
+    raw: true,
+    summary: 'The commons for people: a live HTML page (counts, chat, presence, tasks, treasury, signal, how an AI joins)',
+    tags: ['page'],
+    produces: 'text/html',
+    response: z.string(),
+    // An agent that knows only the base URL finds its documents in the Link header (RFC 8288)
+    // without reading the HTML.
+    handler: async (req, ctx) => htmlAnswer(req, ctx.publicUrl(), livePage(await pageState(ctx)), { link: agentLinks(ctx.publicUrl()) }),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/page',
+    auth: 'none',
+    summary: "The page's data as JSON: counts, chat, who is present, the task board, goals, the latest signal",
+    tags: ['page'],
+    response: z.looseObject({ counts: z.record(z.string(), z.number()), content_trust: z.string() }),
+    handler: async (_req, ctx) => ok(await pageState(ctx)),
+  }),
+  route({
+    method: 'GET',
+    path: '/assets/{file}',
+    auth: 'none',
+    raw: true,
+    summary: "The page's stylesheet, script and icon (content-hashed names, cached for a year)",
+    tags: ['page'],
+    params: z.object({ file: z.string().max(100) }),
+    produces: 'text/plain',
+    response: z.string(),
+    errors: ['NOT_FOUND'],
+    handler: (req) => {
+      const a = assetAt(req.path);
+      return a ? assetAnswer(req, a) : fail('NOT_FOUND', `no asset ${req.path}`);
+    },
+  }),
+];

@@ -1,0 +1,47 @@
+// What the runner (operation.ts) takes and gives, for every way in.
+import type { Caller } from '../../domain/caller.js';
+import type { GuestIssuer } from '../../domain/guests.js';
+import type { Ctx } from '../../domain/ports.js';
+import type { Credential } from './credential.js';
+import type { RateLimits } from './limits/rate-limits.js';
+import type { LimitSubject } from './limits/subject.js';
+import type { AnyRoute } from './route.js';
+
+export interface OperationDeps {
+  ctx: Ctx;
+  guests: GuestIssuer;
+  /** Absent when RATE_LIMITS=off. */
+  limits?: RateLimits | undefined;
+}
+
+export interface OperationCall {
+  route: AnyRoute;
+  /** The request's own method and path (HTTP: HEAD, and the path with its parameters filled in);
+   * the route's when absent (tools and stream ops). */
+  method?: string;
+  path?: string;
+  /** Raw path parameters, query values and the parsed JSON body (a thunk: parsed after the limit). */
+  params?: Record<string, string>;
+  query?: Record<string, unknown>;
+  body?: () => unknown;
+  headers: Record<string, string>;
+  /** The request's one credential (credential.ts), when the transport read it already (HTTP);
+   * else it is read from `headers` here. */
+  credential?: Credential;
+  /** The client address (TRUST_PROXY applied). */
+  ip: string;
+  requestId: string;
+  /** A caller already known (a stream session after `auth`): its credentials are not resolved
+   * again, and its limits count against `subject`. */
+  session?: { caller: Caller; subject: LimitSubject };
+}
+
+/** What a transport shows besides the result, also when the operation fails. */
+export interface OperationOut {
+  /** RateLimit and RateLimit-Policy headers. */
+  headers: Record<string, string>;
+  /** A guest issued to an anonymous caller, announced in headers (or the tool's answer). */
+  issued?: { number: string; token: string };
+  /** The answer is a stored one, given again for a repeated Idempotency-Key (src/transport/runner/idempotent.ts). */
+  replayed?: boolean;
+}

@@ -1,0 +1,73 @@
+// The runner's part of idempotent writes (DECISIONS.md "Idempotent writes"): the key read from the
+// `Idempotency-Key` header (the tool protocols and stream ops put their `idempotency_key` there),
+// the caller's scope and the request's fingerprint; the write itself runs once through
+// src/domain/idempotency.ts, and a repeat's stored answer comes back with `Idempotent-Replayed: true`.
+import { createHash } from 'node:crypto';
+import type { Caller } from '../../domain/caller.js';
+import { CommonsError, fail } from '../../domain/errors.js';
+import { refusalOf, runKeyed } from '../../domain/idempotency.js';
+import type { Ctx } from '../../domain/ports.js';
+import type { OperationCall, OperationOut } from './call.js';
+import type { Credential } from './credential.js';
+import { STATUS_OF } from './envelope.js';
+import { ipKey } from './limits/keys.js';
+import type { AnyRoute, Req, Result } from './route.js';
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+export const REPLAYED_HEADER = 'idempotent-replayed';
+
+/** 1-255 visible ASCII characters (RFC 9110 field value without spaces; DECISIONS.md). */
+const KEY_SYNTAX = /^[\x21-\x7e]{1,255}$/;
+
+/** Writes that take a key: every POST, PUT, PATCH and DELETE answering JSON data. */
+export const takesKey = (r: AnyRoute): boolean => r.method !== 'GET' && !r.raw && !r.switchesTo;
+
+/** The request's key, undefined without one (or on a route that takes none); a malformed key is
+ * refused 400 VALIDATION_FAILED. */
+export function idempotencyKeyOf(r: AnyRoute, headers: Record<string, string>): string | undefined {
+  const key = headers[IDEMPOTENCY_HEADER];
+  if (key === undefined || !takesKey(r)) return undefined;
+  if (!KEY_SYNTAX.test(key)) {
+    fail('VALIDATION_FAILED', 'Idempotency-Key must be 1 to 255 visible ASCII characters', {
+      fields: [{ path: 'Idempotency-Key', message: 'expected 1-255 characters from ! to ~ (no spaces)' }],
+    });
+  }
+  return key;
+}
+
+/** Who a key belongs to: the member, the guest who presented its credential, else the address. */
+function scopeOf(caller: Caller, call: OperationCall, cred: Credential): string {
+  if (caller.kind === 'member') return `m:${caller.member.id}`;
+  const presented = call.session !== undefined || (cred.bearer && cred.token !== null) || cred.guestHeader;
+  if (caller.kind === 'guest' && presented) return `g:${caller.guestNumber}`;
+  return `a:${ipKey(call.ip)}`;
+}
+
+/** What the request asks: the operation, its parameters and its body. */
+function fingerprintOf(r: AnyRoute, call: OperationCall, json: unknown): Buffer {
+  return createHash('sha256')
+    .update(`${r.method} ${r.path}\n${JSON.stringify(call.params ?? {})}\n${JSON.stringify(json ?? null)}`)
+    .digest();
+}
+
+export async function runIdempotent(
+  ctx: Ctx,
+  w: { route: AnyRoute; call: OperationCall; json: unknown; key: string; caller: Caller; req: Req },
+  out: OperationOut,
+): Promise<Result> {
+  const keyed = { scope: scopeOf(w.caller, w.call, w.req.credential), key: w.key, fingerprint: fingerprintOf(w.route, w.call, w.json) };
+  const answers = {
+    ofResult(r: Result) {
+      if (!('data' in r) || 'page' in r) throw new Error(`${w.route.method} ${w.route.path} answers no JSON data to keep`);
+      return { status: r.status ?? 200, data: r.data };
+    },
+    // A refusal is the request's answer and is kept; an outage or a bug is not (a retry runs again).
+    statusOfRefusal: (err: unknown) => (err instanceof CommonsError && STATUS_OF[err.code] < 500 ? STATUS_OF[err.code] : null),
+  };
+  const o = await runKeyed(ctx, keyed, answers, async (view) => w.route.handler(w.req, view));
+  if (!o.replayed) return o.result;
+  out.replayed = true;
+  out.headers[REPLAYED_HEADER] = 'true';
+  if ('error' in o.body) throw refusalOf(o.body);
+  return { status: o.status, data: o.body.data };
+}
