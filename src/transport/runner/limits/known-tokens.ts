@@ -13,7 +13,8 @@ export class KnownTokens {
 
   constructor(ctx: Ctx) {
     // The known record spans nodes: a token issued (registered, rotated, recovered) on any node is
-    // known on every node at once, so a member's first call elsewhere is never a stranger's.
+    // known on every node one bus hop later (ms); a call arriving there sooner, from an address over
+    // budget, is looked up at the probe's rate (bad_token_probe, one a second by default).
     ctx.bus.subscribe(TOKEN_ISSUED_TOPIC, (m) => this.remember((m.data as { key?: string } | null)?.key));
     ctx.bus.subscribe(TOKENS_TOPIC, (m) => this.remember((m.data as TokenChange | null)?.keep ?? undefined));
   }
