@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/db.js';
 import { insertIdentity, mergeGuest, reserveGuestBlock } from '../../src/store/identities.js';
 import { balanceOf, openAccount, transfer } from '../../src/store/ledger.js';
-import { listMigrations, migrate, migrationsCurrent } from '../../src/store/migrate.js';
+import { functionsChecksum, listFunctions, listMigrations, migrate, migrationsCurrent } from '../../src/store/migrate.js';
 import { search } from '../../src/store/search.js';
 import { getOrCreateSetting } from '../../src/store/settings.js';
 import { templateDir } from '../helpers/global-setup.js';
@@ -57,6 +57,26 @@ describe.each(backends)('store on $name', ({ real }) => {
     expect(await migrationsCurrent(store.sql)).toBe(true);
     const rows = await store.sql<{ version: number }[]>`SELECT version FROM schema_migrations ORDER BY version`;
     expect(rows.map((r) => r.version)).toEqual(listMigrations().map((m) => m.version));
+  });
+
+  it('function files are applied after the migrations, again only when they changed, without re-running a migration', async () => {
+    const fsum = async () => (await store.sql<{ checksum: string }[]>`SELECT checksum FROM schema_functions`)[0]?.checksum;
+    expect(await fsum()).toBe(functionsChecksum(listFunctions()));
+    const threshold = async () => (await store.sql<{ n: number }[]>`SELECT badge_threshold('gold') AS n`)[0]?.n;
+    expect(await threshold()).toBe(300);
+    // A definition changed behind the service's back stays while the recorded checksum matches ...
+    await store.sql`CREATE OR REPLACE FUNCTION badge_threshold(p_tier text) RETURNS integer LANGUAGE sql IMMUTABLE AS $$ SELECT 1 $$`;
+    expect(await migrate(store.sql)).toEqual([]);
+    expect(await threshold()).toBe(1);
+    // ... and a changed file set (a different checksum) re-applies every file, migrations untouched.
+    await store.sql`UPDATE schema_functions SET checksum = 'older build'`;
+    const before = await store.sql<
+      { version: number; applied_at: Date }[]
+    >`SELECT version, applied_at FROM schema_migrations ORDER BY version`;
+    expect(await migrate(store.sql)).toEqual([]);
+    expect(await threshold()).toBe(300);
+    expect(await fsum()).toBe(functionsChecksum(listFunctions()));
+    expect(await store.sql`SELECT version, applied_at FROM schema_migrations ORDER BY version`).toEqual(before);
   });
 
   // Only on PostgreSQL: the embedded database is one session, where the lock is re-entrant.
