@@ -1,6 +1,7 @@
 // The running actors of one node (DESIGN.md "Actors"). Each area adds its actor here; app.ts
 // starts them after the HTTP server and stops them, in reverse order, before closing the store.
 import type { Ctx } from '../domain/ports.js';
+import { startChatIndexer } from './chat-indexer.js';
 import { inboxDeliverer } from './deliverers.js';
 import { createDepositVerifier, type DepositVerifier } from './deposit-verifier.js';
 import { startIdempotencyReaper } from './idempotency-reaper.js';
@@ -26,6 +27,8 @@ export const ACTORS: ActorFactory[] = [
   startSignalScheduler,
   // inbox webhook deliveries from their durable outbox (DECISIONS.md "Inbox")
   (ctx) => inboxDeliverer(ctx).start(),
+  // what a chat post derives, after its commit (issue 36, docs/chat.md "Indexing")
+  (ctx) => startChatIndexer(ctx),
   // Idempotency-Key answers past their 24 h (DECISIONS.md "Idempotent writes")
   (ctx) => startIdempotencyReaper(ctx),
 ];

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { indexNext } from '../../src/store/chat.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { insertIdentity, mergeGuest, reserveGuestBlock } from '../../src/store/identities.js';
 import { balanceOf, openAccount, transfer } from '../../src/store/ledger.js';
@@ -163,6 +164,8 @@ describe.each(backends)('store on $name', ({ real }) => {
       const before = await settings();
       // The message is written with SQL: the store's search is what is under test, not the chat.
       await one`INSERT INTO chat_messages (body, guest_number) VALUES ('contract pangolin', 1)`;
+      // Indexed by the indexer's own step (docs/chat.md "Indexing"), as a node does after a post.
+      expect((await indexNext(one, 500, 'http://contract/api/v1/chat')).indexed).toBeGreaterThan(0);
       const found = await search(one, { q: 'pangolin', types: ['chat'], limit: 5, cursor: null });
       expect(found.map((r) => r.body)).toEqual(['contract pangolin']);
       expect(await settings()).toEqual(before);
