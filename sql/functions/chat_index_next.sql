@@ -13,9 +13,11 @@
 --   row) either commits first, and the point goes to the identity it was merged into, or waits,
 --   and carries this point over with the others.
 -- Written per message: its search vector and adjacent word pairs (as sql/025 computed them for a
--- group), its activity point (the score and badge follow by trigger, sql/functions/
--- identity_scores_apply_inserted.sql, in event order = seq order), and a `mention` item for each
--- member it names (inbox counters locked in owner order, so each member's items follow seq order).
+-- group), a `mention` item for each member it names (inbox counters locked in owner order, so each
+-- member's items follow seq order), then its activity point (the score and badge follow by
+-- trigger, sql/functions/identity_scores_apply_inserted.sql, in event order = seq order). Inbox
+-- counters before scores, as every other writer of both takes them (a comment's mentions, then its
+-- author's point), so no two of them wait for each other in a cycle.
 -- Returns the new cursor, how many messages were indexed, their created_at (ms since the epoch,
 -- for the lag histogram) and the inbox items written (for the stream's `inbox` topic).
 -- The live definition (docs/architecture.md "SQL functions"): edit it here, never in a migration.
@@ -52,11 +54,6 @@ BEGIN
   UPDATE chat_messages m SET search_tsv = b.tsv, search_pairs = coalesce(p.arr, '{}')
     FROM batch b LEFT JOIN pairs p ON p.seq = b.seq
     WHERE m.seq = b.seq;
-  INSERT INTO point_events (identity_id, guest_number, kind, points, ref)
-    SELECT coalesce(x.author_id, g.merged_into), x.guest_number, 'chat_message', 1, x.id::text
-    FROM chat_messages x LEFT JOIN guests g ON g.number = x.guest_number AND x.author_id IS NULL
-    WHERE x.seq > v_from AND x.seq <= v_to
-    ORDER BY x.seq;
   SELECT coalesce(jsonb_agg(a.item ORDER BY a.seq, a.owner), '[]'::jsonb) INTO v_items FROM (
     SELECT u.seq, u.owner, inbox_add(u.owner, 'mention',
         CASE WHEN u.guest_number IS NULL THEN commons_number(u.author_id)
@@ -69,6 +66,11 @@ BEGIN
       ORDER BY t.owner, x.seq
     ) u
   ) a WHERE a.item IS NOT NULL;
+  INSERT INTO point_events (identity_id, guest_number, kind, points, ref)
+    SELECT coalesce(x.author_id, g.merged_into), x.guest_number, 'chat_message', 1, x.id::text
+    FROM chat_messages x LEFT JOIN guests g ON g.number = x.guest_number AND x.author_id IS NULL
+    WHERE x.seq > v_from AND x.seq <= v_to
+    ORDER BY x.seq;
   UPDATE chat_index SET indexed_seq = v_to;
   RETURN QUERY SELECT v_to, v_n, v_ats, v_items;
 END
