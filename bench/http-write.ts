@@ -1,6 +1,10 @@
 // Write suite (not a test): POST /api/v1/chat, the project against the naive server a user would
-// write (node:http + postgres.js, 16 connections, one autocommit INSERT per request), side by side
-// in alternating rounds, then each at half of its own saturation for p99. The embedded default
+// write (node:http + postgres.js, 16 connections, one autocommit INSERT per request) and the same
+// with searchable chat as a user would add it (a generated tsvector column, its GIN index, an index
+// on time), side by side in alternating rounds, then each at half of its own saturation for p99.
+// For the project, its chat indexer's lag over each run's posts (issue 36; docs/chat.md
+// "Indexing"): the commons_chat_index_lag_seconds histogram read before and after the run, after
+// the backlog drained (the drain time reported too), so every post of the run is counted. The embedded default
 // (PGlite) is compared with the figure measured before group commit (193 req/s).
 // Run alone: node --import tsx bench/http-write.ts [--seconds 4] [--rounds 3] [--connections 16]
 //            [--high-connections 256] [--backends postgres,pglite]
@@ -37,6 +41,42 @@ interface Running {
 
 const running = (name: string, p: Proc): Running => ({ name, pid: p.pid, url: `http://127.0.0.1:${p.port}`, stop: () => p.stop() });
 
+/** The lag histogram's cumulative bucket counts (le in seconds -> count), and the backlog. */
+async function lagState(url: string): Promise<{ buckets: Map<number, number>; backlog: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const buckets = new Map<number, number>();
+  let backlog = -1;
+  for (const line of text.split('\n')) {
+    const b = /^commons_chat_index_lag_seconds_bucket\{le="([^"]+)"\} (\d+)/.exec(line);
+    if (b) buckets.set(b[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(b[1]), Number(b[2]));
+    const g = /^commons_chat_unindexed_messages (\d+)/.exec(line);
+    if (g) backlog = Number(g[1]);
+  }
+  return { buckets, backlog };
+}
+
+/** Runs `fn` against the project and adds its indexer's lag over the run's posts to the row. */
+async function withLag(s: Running, fn: () => Promise<Omit<Row, 'suite' | 'server' | 'scenario'>>) {
+  const before = await lagState(s.url);
+  const r = await fn();
+  const ended = performance.now();
+  let after = await lagState(s.url);
+  while (after.backlog !== 0 && performance.now() - ended < 120_000) {
+    await new Promise((ok) => setTimeout(ok, 50));
+    after = await lagState(s.url);
+  }
+  const drain_ms = Math.round(performance.now() - ended);
+  const les = [...after.buckets.keys()].sort((a, b) => a - b);
+  const delta = les.map((le) => (after.buckets.get(le) ?? 0) - (before.buckets.get(le) ?? 0));
+  const total = delta.at(-1) ?? 0;
+  const q = (f: number) => {
+    const i = delta.findIndex((n) => n >= f * total);
+    const le = les[i] ?? Number.POSITIVE_INFINITY;
+    return Number.isFinite(le) ? le * 1000 : -1;
+  };
+  return { ...r, index_lag: { p50_ms: q(0.5), p99_ms: q(0.99), max_ms: q(1), drain_ms, messages: total } };
+}
+
 /** A baseline role of bench/lib/http-baselines.ts with its environment. */
 async function baseline(name: string, role: string, env: Record<string, string>): Promise<Running> {
   Object.assign(process.env, env);
@@ -52,18 +92,21 @@ async function measure(
   database = false,
 ) {
   const rows: Row[] = [];
-  const post = (s: Running, headers: Record<string, string>, delayMs = 0) =>
-    runWrk({
-      url: `${s.url}/api/v1/chat`,
-      seconds: o.seconds,
-      connections: o.connections,
-      method: 'POST',
-      body: BODY,
-      headers: { 'content-type': 'application/json', ...headers },
-      serverPid: s.pid,
-      delayMs,
-      database,
-    });
+  const post = (s: Running, headers: Record<string, string>, delayMs = 0) => {
+    const wrk = () =>
+      runWrk({
+        url: `${s.url}/api/v1/chat`,
+        seconds: o.seconds,
+        connections: o.connections,
+        method: 'POST',
+        body: BODY,
+        headers: { 'content-type': 'application/json', ...headers },
+        serverPid: s.pid,
+        delayMs,
+        database,
+      });
+    return s.name.startsWith('commons') ? withLag(s, wrk) : wrk();
+  };
   const sat = new Map<string, Row[]>();
   for (let round = 0; round < o.rounds; round++) {
     // Alternate which server goes first, so neither always runs on a warmer machine.
@@ -107,6 +150,10 @@ export async function run(opts: WriteOptions = {}): Promise<Row[]> {
       BENCH_DATABASE_URL: o.databaseUrl,
       BENCH_SCHEMA: `${schema}_naive`,
     });
+    const searchable = await baseline('naive + search', 'naive-write-search', {
+      BENCH_DATABASE_URL: o.databaseUrl,
+      BENCH_SCHEMA: `${schema}_naive_search`,
+    });
     try {
       const token = (await register(project.url, 'Bench')).token;
       const got = await measure(
@@ -114,14 +161,17 @@ export async function run(opts: WriteOptions = {}): Promise<Row[]> {
         [
           { s: project, headers: { authorization: `Bearer ${token}` } },
           { s: naive, headers: { authorization: 'Bearer naive' } },
+          { s: searchable, headers: { authorization: 'Bearer naive' } },
         ],
         o,
         true, // with the half-saturation p99
         true, // and PostgreSQL's CPU
       );
       const base = got.find((r) => r.server === naive.name && r.scenario.startsWith('saturation'));
+      const baseSearch = got.find((r) => r.server === searchable.name && r.scenario.startsWith('saturation'));
       for (const r of got)
-        if (r.server === project.name && r.scenario.startsWith('saturation') && base) r.ratio = { vs_naive: r.rps / base.rps };
+        if (r.server === project.name && r.scenario.startsWith('saturation') && base && baseSearch)
+          r.ratio = { vs_naive: r.rps / base.rps, vs_naive_search: r.rps / baseSearch.rps };
       rows.push(...got);
       rows.push(await commitFloor(o.databaseUrl, `${schema}_floor`, o.seconds));
       if (o.highConnections > 0) {
@@ -131,13 +181,16 @@ export async function run(opts: WriteOptions = {}): Promise<Row[]> {
           [
             { s: project, headers: { authorization: `Bearer ${token}` } },
             { s: naive, headers: { authorization: 'Bearer naive' } },
+            { s: searchable, headers: { authorization: 'Bearer naive' } },
           ],
           { ...o, connections: o.highConnections },
           false, // saturation only
           true, // with PostgreSQL's CPU
         );
         const hb = high.find((r) => r.server === naive.name);
-        for (const r of high) if (r.server === project.name && hb) r.ratio = { vs_naive: r.rps / hb.rps };
+        const hs = high.find((r) => r.server === searchable.name);
+        for (const r of high)
+          if (r.server === project.name && hb && hs) r.ratio = { vs_naive: r.rps / hb.rps, vs_naive_search: r.rps / hs.rps };
         rows.push(...high);
       }
       // The other hot writes, at saturation, against the same naive baseline (not grouped).
@@ -171,8 +224,11 @@ export async function run(opts: WriteOptions = {}): Promise<Row[]> {
     } finally {
       await project.stop();
       await naive.stop();
+      await searchable.stop();
       const sql = postgres(o.databaseUrl, { max: 1, onnotice: () => {} });
-      await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE; DROP SCHEMA IF EXISTS "${schema}_naive" CASCADE`);
+      await sql.unsafe(
+        `DROP SCHEMA IF EXISTS "${schema}" CASCADE; DROP SCHEMA IF EXISTS "${schema}_naive" CASCADE; DROP SCHEMA IF EXISTS "${schema}_naive_search" CASCADE`,
+      );
       await sql.end();
     }
   }

@@ -8,6 +8,8 @@
 //                  (BENCH_HEADERS_FILE, captured from the project) before the same bytes
 //   naive-write    node:http + postgres.js (16 connections), one autocommit INSERT per POST: what a
 //                  user would write for a chat post (BENCH_DATABASE_URL, BENCH_SCHEMA)
+//   naive-write-search  the same with searchable chat as a user would add it: a generated tsvector
+//                  column with a GIN index, and an index on time
 // Each tells its parent its port over IPC.
 
 import type { TemplatedApp } from 'uWebSockets.js';
@@ -69,13 +71,19 @@ async function fastifyBytes(): Promise<void> {
   process.send?.({ port: addr.port });
 }
 
-async function naiveWrite(): Promise<void> {
+async function naiveWrite(search = false): Promise<void> {
   const postgres = (await import('postgres')).default;
   const schema = process.env.BENCH_SCHEMA as string;
   const sql = postgres(process.env.BENCH_DATABASE_URL as string, { max: 16, onnotice: () => {} });
   await sql.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
   await sql.unsafe(`CREATE TABLE IF NOT EXISTS "${schema}".chat (id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     seq bigserial UNIQUE, body text NOT NULL, author text, created_at timestamptz NOT NULL DEFAULT now())`);
+  if (search) {
+    await sql.unsafe(`ALTER TABLE "${schema}".chat ADD COLUMN IF NOT EXISTS search_tsv tsvector
+      GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, body)) STORED`);
+    await sql.unsafe(`CREATE INDEX IF NOT EXISTS chat_search_idx ON "${schema}".chat USING gin (search_tsv)`);
+    await sql.unsafe(`CREATE INDEX IF NOT EXISTS chat_time_idx ON "${schema}".chat (created_at)`);
+  }
   const insert = `INSERT INTO "${schema}".chat (body, author) VALUES ($1, $2) RETURNING id, seq::float8 AS seq, created_at`;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -108,7 +116,8 @@ const roles: Record<string, () => Promise<void>> = {
   'uws-bytes': uwsBytes,
   'uws-contract': uwsContract,
   'fastify-bytes': fastifyBytes,
-  'naive-write': naiveWrite,
+  'naive-write': () => naiveWrite(false),
+  'naive-write-search': () => naiveWrite(true),
 };
 const start = role ? roles[role] : undefined;
 if (!start) throw new Error(`unknown role ${role}`);

@@ -26,6 +26,9 @@ export interface Row {
   /** PostgreSQL's CPU in cores during the run, all its processes and its busiest one (when asked). */
   db_cpu?: number;
   db_busiest?: number;
+  /** The project's chat: its indexer's lag over the run's posts (commons_chat_index_lag_seconds,
+   * bucket upper bounds), and how long the backlog took to drain after the run. */
+  index_lag?: { p50_ms: number; p99_ms: number; max_ms: number; drain_ms: number; messages: number };
 }
 
 export function ensureWrk(): void {
@@ -221,6 +224,9 @@ export function printTable(rows: Row[]): void {
       r.client_bound ? ' CLIENT-BOUND' : '',
       r.errors ? ` errors=${r.errors}` : '',
       r.db_cpu !== undefined ? ` dbCPU=${r.db_cpu.toFixed(2)} (busiest ${(r.db_busiest ?? 0).toFixed(2)})` : '',
+      r.index_lag
+        ? ` indexLag p50<=${r.index_lag.p50_ms}ms p99<=${r.index_lag.p99_ms}ms max<=${r.index_lag.max_ms}ms drain=${r.index_lag.drain_ms}ms`
+        : '',
       r.ratio
         ? ` ${Object.entries(r.ratio)
             .map(([k, v]) => `${k}=${v.toFixed(2)}x`)

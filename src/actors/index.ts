@@ -3,6 +3,7 @@
 // store closes; src/app.ts). An actor another one talks to is started first and handed to it (the
 // push deliverer to the signal scheduler), so each is stopped once, by its owner, after whoever uses it.
 import type { Ctx } from '../domain/ports.js';
+import { startChatIndexer } from './chat-indexer.js';
 import { inboxDeliverer, pushDeliverer } from './deliverers.js';
 import { createDepositVerifier, type DepositVerifier } from './deposit-verifier.js';
 import { startIdempotencyReaper } from './idempotency-reaper.js';
@@ -45,6 +46,8 @@ export async function startActors(ctx: Ctx): Promise<RunningActors> {
     const signal = await started(startSignalScheduler(ctx, push));
     // inbox webhook deliveries from their durable outbox (DECISIONS.md "Inbox")
     const inbox = await started(inboxDeliverer(ctx).start());
+    // what a chat post derives, after its commit (issue 36, docs/chat.md "Indexing")
+    await started(startChatIndexer(ctx));
     // Idempotency-Key answers past their 24 h (DECISIONS.md "Idempotent writes")
     await started(startIdempotencyReaper(ctx));
     return { all, signal, deposits, push, inbox };

@@ -1,6 +1,7 @@
 // Open chat use cases (spec 2.5, 3.4, 5.2): members and guests post, anyone reads. Reads come from
 // the node's ChatRoom when it covers the page, else from the database.
 import { randomUUID } from 'node:crypto';
+import type { Sql } from 'postgres';
 import * as store from '../store/chat.js';
 import { GroupCommit } from '../store/group-commit.js';
 import type { Caller } from './caller.js';
@@ -26,7 +27,7 @@ export async function openChatRoom(ctx: Ctx): Promise<ChatRoom> {
   await room.start();
   ctx.services.chatRoom = room;
   ctx.services.chatPosts = new GroupCommit(
-    (batch) => store.insertMessages(ctx.sql, batch, link(ctx, '/api/v1/chat')),
+    (batch) => store.insertMessages(ctx.sql, batch),
     500,
     (s) => ctx.metrics.chatCommitSeconds.observe(s),
     isOutage,
@@ -42,12 +43,51 @@ export function closeChatRoom(ctx: Ctx, room: ChatRoom): void {
 }
 
 /** Stores one post: through the node's group commit (concurrent posts share one statement and
- * one commit, seq in submission order), or alone when the chat room is not started. */
+ * one commit, seq in submission order), or alone when the chat room is not started. Then wakes the
+ * node's chat indexer, which derives the rest from the committed row (indexChat). */
 async function storePost(ctx: Ctx, row: store.NewChatRow): Promise<store.StoredChat> {
   const posts = ctx.services.chatPosts;
-  const stored = posts ? await posts.submit(row) : ((await store.insertMessages(ctx.sql, [row], link(ctx, '/api/v1/chat')))[0] ?? null);
+  const stored = posts ? await posts.submit(row) : ((await store.insertMessages(ctx.sql, [row]))[0] ?? null);
   if (stored === null) return deadMemberToken();
+  ctx.services.chatIndexer?.wake();
   return stored;
+}
+
+/** How many messages one indexer step takes at most (one statement, one transaction). */
+export const CHAT_INDEX_BATCH = 500;
+
+/**
+ * One step of the chat indexer (src/actors/chat-indexer.ts; docs/chat.md "Indexing"): the search
+ * columns, the activity point (score, badge) and the mention items of the next messages after the
+ * cursor, written with the cursor's advance in one transaction (exactly once, in seq order, on any
+ * node), then the lag of each observed and the items announced to the stream. Returns how many
+ * messages it indexed.
+ */
+export async function indexChat(ctx: Ctx, limit = CHAT_INDEX_BATCH): Promise<number> {
+  const step = await store.indexNext(ctx.sql, limit, link(ctx, '/api/v1/chat'));
+  if (step.indexed === 0) return 0;
+  observeLag(ctx, step.ats);
+  await announce(ctx, step.items);
+  return step.indexed;
+}
+
+/**
+ * The fault hook CHAT_INDEXER=stall (fault tests only): a step run inside a transaction that, once
+ * it has indexed something, never commits (`stalled` is told, and the promise never settles), so
+ * the node can be killed between posts' commits and their indexing, mid-step.
+ */
+export async function indexChatStalled(ctx: Ctx, stalled: (indexed: number) => void): Promise<number> {
+  return ctx.sql.begin(async (tx) => {
+    const step = await store.indexNext(tx as unknown as Sql, CHAT_INDEX_BATCH, link(ctx, '/api/v1/chat'));
+    if (step.indexed === 0) return 0;
+    stalled(step.indexed);
+    return new Promise<number>(() => {});
+  });
+}
+
+function observeLag(ctx: Ctx, ats: number[]): void {
+  const now = ctx.clock.now().getTime();
+  for (const at of ats) ctx.metrics.chatIndexLagSeconds.observe(Math.max(0, now - at) / 1000);
 }
 
 /** Changes whenever a page from the newest may read differently (a message settled on this node,
@@ -64,10 +104,10 @@ export async function postChat(ctx: Ctx, caller: Caller, input: ChatInput): Prom
   const at = ctx.clock.now();
   const authorId = caller.kind === 'member' ? caller.member.id : null;
   const id = randomUUID();
-  // Mentions are parsed once, here, and written with the message (DECISIONS.md "Inbox").
+  // Mentions are parsed once, here, and stored with the message; the indexer writes their items.
   const mentions = mentionedIds(input.body, authorId);
   const tokenHash = caller.kind === 'member' ? (caller.tokenHash ?? null) : null;
-  const { seq, items } = await storePost(ctx, { id, body: input.body, authorId, tokenHash, guestNumber, guestLabel: label, at, mentions });
+  const { seq } = await storePost(ctx, { id, body: input.body, authorId, tokenHash, guestNumber, guestLabel: label, at, mentions });
   const msg = toMessage({
     id,
     seq,
@@ -84,7 +124,6 @@ export async function postChat(ctx: Ctx, caller: Caller, input: ChatInput): Prom
     // The message is stored; other nodes settle it from the database with the next message.
     ctx.log.warn({ err }, 'chat: publishing to the bus failed');
   }
-  await announce(ctx, items);
   return { ...msg, content_trust: UNTRUSTED };
 }
 

@@ -37,6 +37,9 @@ export interface Metrics {
    * out at once). */
   chatCommitSeconds: ObserverLike;
   fanoutWaitSeconds: ObserverLike;
+  /** The chat indexer's lag (issue 36, docs/chat.md "Indexing"): per message, from its post (the
+   * time its writer took, before the commit) to the commit of its derived records. */
+  chatIndexLagSeconds: ObserverLike;
   /** The exposition (Prometheus text format) and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -53,6 +56,7 @@ export const noMetrics: Metrics = {
   powRefused: noop,
   chatCommitSeconds: noop,
   fanoutWaitSeconds: noop,
+  chatIndexLagSeconds: noop,
   render: async () => ({ contentType: 'text/plain; version=0.0.4; charset=utf-8', body: '' }),
 };
 

@@ -125,6 +125,8 @@ export interface NodeServices {
   chatRoom: ChatPages | null;
   /** The group commit of chat posts (src/store/group-commit.ts): post in, seq out once committed. */
   chatPosts: { submit(row: NewChatRow): Promise<StoredChat | null> } | null;
+  /** The node's chat indexer (src/actors/chat-indexer.ts): woken after each post's commit. */
+  chatIndexer: { wake(): void } | null;
   /** Member-token checks of writes, grouped (src/domain/identity.ts openTokenChecks): hash in,
    * the identity it names (or null) out, read after the check was asked for. */
   tokenChecks: { submit(hash: Buffer): Promise<IdentityRow | null> } | null;
@@ -146,6 +148,7 @@ export const noServices = (): NodeServices => ({
   presence: null,
   chatRoom: null,
   chatPosts: null,
+  chatIndexer: null,
   tokenChecks: null,
   memoryPuts: null,
   tokenCache: null,

@@ -14,7 +14,7 @@ export interface ChatRow {
   created_at: Date;
 }
 
-// Chat inserts take a transaction lock (advisory lock 7262003, in sql/012_chat_post.sql) before
+// Chat inserts take a transaction lock (advisory lock 7262003, in sql/functions/chat_append.sql) before
 // drawing a seq, so seq order is commit order on every node: once seq N is visible, every smaller
 // seq is visible or will never exist. The stream's no-gap replay rests on it (docs/stream.md).
 
@@ -36,36 +36,34 @@ export interface NewChat {
 export interface NewChatRow extends NewChat {
   /** Drawn by the caller (gen_random_uuid's format), so each returned seq maps to its message. */
   id: string;
-  /** Members the body mentions (parsed once by the writer), who get `mention` inbox items. */
+  /** Members the body mentions (parsed once by the writer), stored with the message; the indexer
+   * gives them `mention` inbox items. */
   mentions: number[];
   /** The hash of the member token the post was sent with, when the write itself must check that it
    * still names the author (the caller read it from a cache); the message is then refused if not. */
   tokenHash?: Buffer | null;
 }
 
-/** A stored message: its seq, and the inbox items its mentions caused in the same commit. */
+/** A stored message: its seq (what it derives comes later, from the indexer: indexNext). */
 export interface StoredChat {
   seq: number;
-  items: OwnedItem[];
 }
 
 /**
- * Inserts messages in the given order with each guest author's row, each message's activity point
- * and its mentions' inbox items, in one statement (sql/020_chat_post_tokens.sql: one round trip,
- * one commit, seq drawn under the chat lock in input order; the search columns computed for the
- * whole group, sql/025_chat_search_by_statement.sql). The group commit of
- * src/domain/chat.ts calls it with whatever posts arrived together. Returns each message's seq and
- * items, in input order (null for a message refused because its token no longer names its author).
+ * Appends messages in the given order, with each guest author's row, in one statement
+ * (sql/functions/chat_append.sql: one round trip, one commit, seq drawn under the chat lock in
+ * input order). Only ordering and durability: the search columns, the activity point and the
+ * mention items are derived after the commit by the indexer (indexNext). The group commit of
+ * src/domain/chat.ts calls it with whatever posts arrived together. Returns each message's seq, in
+ * input order (null for a message refused because its token no longer names its author).
  */
-export async function insertMessages(sql: Sql, ms: NewChatRow[], url: string): Promise<(StoredChat | null)[]> {
+export async function insertMessages(sql: Sql, ms: NewChatRow[]): Promise<(StoredChat | null)[]> {
   // Within a group the last label a guest gave wins, as it would post by post.
   const guests = new Map<number, string | null>();
   for (const m of ms) if (m.guestNumber !== null) guests.set(m.guestNumber, m.guestLabel ?? guests.get(m.guestNumber) ?? null);
-  // In owner order, so concurrent writers lock members' inbox counters in one order.
-  const mentions = ms.flatMap((m) => m.mentions.map((to) => [m.id, to] as const)).sort((a, b) => a[1] - b[1]);
-  const rows = await sql.unsafe<{ id: string; seq: number; items: OwnedItem[] }[]>(
-    `SELECT id, seq::float8 AS seq, items FROM chat_post($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::bigint[],
-       $6::text[], $7::timestamptz[], $8::bigint[], $9::text[], $10::uuid[], $11::bigint[], $12::text)`,
+  const rows = await sql.unsafe<{ id: string; seq: number }[]>(
+    `SELECT id, seq::float8 AS seq FROM chat_append($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::bigint[],
+       $6::text[], $7::timestamptz[], $8::bigint[], $9::text[], $10::text[])`,
     [
       ms.map((m) => m.id),
       ms.map((m) => m.body),
@@ -76,20 +74,48 @@ export async function insertMessages(sql: Sql, ms: NewChatRow[], url: string): P
       ms.map((m) => m.at.toISOString()),
       [...guests.keys()],
       [...guests.values()],
-      mentions.map((x) => x[0]),
-      mentions.map((x) => x[1]),
-      url,
+      ms.map((m) => (m.mentions.length > 0 ? m.mentions.join(',') : null)),
     ] as never[],
     PREPARED,
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ms.map((m) => {
     const r = byId.get(m.id);
-    if (r !== undefined) return { seq: r.seq, items: r.items };
-    // Only a row whose token no longer names its author is left out (sql/020_chat_post_tokens.sql).
+    if (r !== undefined) return { seq: r.seq };
+    // Only a row whose token no longer names its author is left out (chat_append).
     if (m.tokenHash) return null;
-    throw new Error('chat_post lost a row');
+    throw new Error('chat_append lost a row');
   });
+}
+
+/** One indexer step (sql/functions/chat_index_next.sql): what it indexed, committed. */
+export interface IndexStep {
+  /** The cursor after the step: every message with seq <= upto is indexed. */
+  upto: number;
+  /** How many messages this step indexed (0: none was waiting). */
+  indexed: number;
+  /** Their created_at, ms since the epoch, in seq order. */
+  ats: number[];
+  /** The mention items written, for the stream. */
+  items: OwnedItem[];
+}
+
+/** Indexes the next messages after the cursor (at most `limit`), with the cursor's advance, in one
+ * transaction: each message exactly once, in seq order, on any node. */
+export async function indexNext(sql: Sql, limit: number, url: string): Promise<IndexStep> {
+  const [row] = await sql.unsafe<{ upto: number; indexed: number; ats: number[]; items: OwnedItem[] }[]>(
+    'SELECT upto::float8 AS upto, indexed, ats, items FROM chat_index_next($1::integer, $2::text)',
+    [limit, url],
+    PREPARED,
+  );
+  if (!row) throw new Error('chat_index_next returned no row');
+  return { upto: row.upto, indexed: row.indexed, ats: row.ats.map(Number), items: row.items };
+}
+
+/** The indexer's cursor: every message with seq <= it has its derived records. */
+export async function indexedSeq(sql: Sql): Promise<number> {
+  const [row] = await sql<{ s: number }[]>`SELECT indexed_seq::float8 AS s FROM chat_index`;
+  return row?.s ?? 0;
 }
 
 /** Visible messages, newest first, older than `beforeSeq` when given. */

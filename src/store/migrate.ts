@@ -1,9 +1,13 @@
 // Numbered migrations from sql/, applied in order inside transactions and recorded in
-// schema_migrations; running them again is a no-op. Migrations only move forward: a database that
+// schema_migrations; running them again is a no-op. Then the SQL functions of sql/functions/, one
+// file each (CREATE OR REPLACE), applied after the migrations in file-name order whenever their
+// checksum differs from the one recorded in schema_functions: a function is changed by editing its
+// one file, never by writing it out again in a migration (docs/architecture.md "SQL functions"). Migrations only move forward: a database that
 // records a version this build does not have was migrated by a newer node, and this node refuses
 // to start on it rather than write into a schema it does not know (docs/operations.md, upgrades;
 // DESIGN.md "Shape": migrations as numbered files).
-import { readdirSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { Sql } from 'postgres';
 import { findUp } from '../paths.js';
 
@@ -30,10 +34,35 @@ export function listMigrations(dir = SQL_DIR): Migration[] {
   return list;
 }
 
-/** Applies every migration not yet recorded. Serialised across nodes by an advisory lock. */
+export interface SqlFunction {
+  name: string;
+  text: string;
+}
+
+/** The function files of `dir`/functions/, in file-name order (the order they are applied in). */
+export function listFunctions(dir = SQL_DIR): SqlFunction[] {
+  const fdir = `${dir}functions/`;
+  if (!existsSync(fdir)) return [];
+  return readdirSync(fdir)
+    .filter((f) => /^[a-z0-9_]+\.sql$/.test(f))
+    .sort()
+    .map((f) => ({ name: f, text: readFileSync(fdir + f, 'utf8') }));
+}
+
+/** One checksum over every function file's name and text: what schema_functions records. */
+export function functionsChecksum(fns: SqlFunction[]): string {
+  const h = createHash('sha256');
+  for (const f of fns) h.update(f.name).update('\0').update(f.text).update('\0');
+  return h.digest('hex');
+}
+
+/** Applies every migration not yet recorded, then the function files when they changed.
+ * Serialised across nodes by an advisory lock. Returns the versions of the migrations applied. */
 export async function migrate(sql: Sql, dir = SQL_DIR): Promise<number[]> {
   const known = listMigrations(dir);
-  if (await upToDate(sql, known)) return [];
+  const fns = listFunctions(dir);
+  const checksum = functionsChecksum(fns);
+  if (await upToDate(sql, known, checksum)) return [];
   const applied: number[] = [];
   await sql.begin(async (tx) => {
     // Migrations (and waiting for another node's) may take longer than a request's deadlines.
@@ -50,25 +79,40 @@ export async function migrate(sql: Sql, dir = SQL_DIR): Promise<number[]> {
       await tx`INSERT INTO schema_migrations (version, name) VALUES (${m.version}, ${m.name})`;
       applied.push(m.version);
     }
+    // The functions, after the migrations (which keep tables and data, and hold the historical
+    // definitions they ran, byte for byte): re-applied as a whole when any file changed, in
+    // file-name order. Bodies are not checked at creation (as pg_dump restores them), so one
+    // function may call another whose file sorts later; every call is checked when it runs.
+    await tx`CREATE TABLE IF NOT EXISTS schema_functions (
+      one boolean PRIMARY KEY DEFAULT true CHECK (one), checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`;
+    const [rec] = await tx<{ checksum: string }[]>`SELECT checksum FROM schema_functions`;
+    if (rec?.checksum !== checksum) {
+      await tx`SET LOCAL check_function_bodies = off`;
+      for (const f of fns) await tx.unsafe(f.text);
+      await tx`INSERT INTO schema_functions (checksum) VALUES (${checksum})
+        ON CONFLICT (one) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now()`;
+    }
   });
   return applied;
 }
 
 /** The start's usual case in one read and no lock (six statements fewer, and on the embedded
  * database, whose first queries are slow, about a tenth of a second sooner): every migration this
- * build knows is recorded and nothing else is. Anything else, including no table yet, takes the
+ * build knows is recorded and nothing else is, and the function files are those last applied. Anything else, including no table yet, takes the
  * locked path above, which applies what is missing or refuses a newer schema. A newer node that
  * migrates after this read is the same case as one that migrates after the locked check. */
-async function upToDate(sql: Sql, known: Migration[]): Promise<boolean> {
-  let rows: Recorded[];
+async function upToDate(sql: Sql, known: Migration[], checksum: string): Promise<boolean> {
+  let rows: (Recorded & { fsum: string | null })[];
   try {
-    rows = await sql<Recorded[]>`SELECT version, name FROM schema_migrations`;
+    rows = await sql<(Recorded & { fsum: string | null })[]>`
+      SELECT version, name, (SELECT checksum FROM schema_functions) AS fsum FROM schema_migrations`;
   } catch (err) {
-    if ((err as { code?: string }).code === '42P01') return false; // undefined_table: a new database
+    // undefined_table: a new database, or one migrated by a build before sql/functions/.
+    if ((err as { code?: string }).code === '42P01') return false;
     throw err;
   }
   const { unknown, missing } = compare(rows, known);
-  return unknown.length === 0 && missing.length === 0;
+  return unknown.length === 0 && missing.length === 0 && rows[0]?.fsum === checksum;
 }
 
 type Recorded = { version: number; name: string };

@@ -6,10 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { indexNext } from '../../src/store/chat.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { insertIdentity, mergeGuest, reserveGuestBlock } from '../../src/store/identities.js';
 import { balanceOf, openAccount, transfer } from '../../src/store/ledger.js';
-import { listMigrations, migrate, migrationsCurrent } from '../../src/store/migrate.js';
+import { functionsChecksum, listFunctions, listMigrations, migrate, migrationsCurrent } from '../../src/store/migrate.js';
 import { search } from '../../src/store/search.js';
 import { getOrCreateSetting } from '../../src/store/settings.js';
 import { templateDir } from '../helpers/global-setup.js';
@@ -64,6 +65,26 @@ for (const { name, real } of backends)
       expect(await migrationsCurrent(store.sql)).toBe(true);
       const rows = await store.sql<{ version: number }[]>`SELECT version FROM schema_migrations ORDER BY version`;
       expect(rows.map((r) => r.version)).toEqual(listMigrations().map((m) => m.version));
+    });
+
+    it('function files are applied after the migrations, again only when they changed, without re-running a migration', async () => {
+      const fsum = async () => (await store.sql<{ checksum: string }[]>`SELECT checksum FROM schema_functions`)[0]?.checksum;
+      expect(await fsum()).toBe(functionsChecksum(listFunctions()));
+      const threshold = async () => (await store.sql<{ n: number }[]>`SELECT badge_threshold('gold') AS n`)[0]?.n;
+      expect(await threshold()).toBe(300);
+      // A definition changed behind the service's back stays while the recorded checksum matches ...
+      await store.sql`CREATE OR REPLACE FUNCTION badge_threshold(p_tier text) RETURNS integer LANGUAGE sql IMMUTABLE AS $$ SELECT 1 $$`;
+      expect(await migrate(store.sql)).toEqual([]);
+      expect(await threshold()).toBe(1);
+      // ... and a changed file set (a different checksum) re-applies every file, migrations untouched.
+      await store.sql`UPDATE schema_functions SET checksum = 'older build'`;
+      const before = await store.sql<
+        { version: number; applied_at: Date }[]
+      >`SELECT version, applied_at FROM schema_migrations ORDER BY version`;
+      expect(await migrate(store.sql)).toEqual([]);
+      expect(await threshold()).toBe(300);
+      expect(await fsum()).toBe(functionsChecksum(listFunctions()));
+      expect(await store.sql`SELECT version, applied_at FROM schema_migrations ORDER BY version`).toEqual(before);
     });
 
     // Only on PostgreSQL: the embedded database is one session, where the lock is re-entrant. (Per
@@ -151,6 +172,8 @@ for (const { name, real } of backends)
         const before = await settings();
         // The message is written with SQL: the store's search is what is under test, not the chat.
         await one`INSERT INTO chat_messages (body, guest_number) VALUES ('contract pangolin', 1)`;
+        // Indexed by the indexer's own step (docs/chat.md "Indexing"), as a node does after a post.
+        expect((await indexNext(one, 500, 'http://contract/api/v1/chat')).indexed).toBeGreaterThan(0);
         const found = await search(one, { q: 'pangolin', types: ['chat'], limit: 5, cursor: null });
         expect(found.map((r) => r.body)).toEqual(['contract pangolin']);
         expect(await settings()).toEqual(before);

@@ -2,6 +2,7 @@
 // input writes nothing, guest activity carries over, hidden messages never appear.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listChat } from '../../src/domain/chat.js';
+import { chatIndexed } from '../helpers/chat-index.js';
 import { countRows, idOf } from '../helpers/db.js';
 import { hide, operatorEnv } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
@@ -30,6 +31,7 @@ describe('posting', () => {
     const n = Number(guest.slice(6));
     const [g] = await s.app.ctx.sql`SELECT label FROM guests WHERE number = ${n}`;
     expect(g?.label).toBe('Wanderer');
+    await chatIndexed(s); // the point is written after the answer (docs/chat.md "Indexing")
     const pts = await s.app.ctx.sql`SELECT kind, points, ref FROM point_events WHERE guest_number = ${n}`;
     expect(pts).toEqual([{ kind: 'chat_message', points: 1, ref: m.id }]);
   });
@@ -44,6 +46,7 @@ describe('posting', () => {
       guest: null,
       ai: { name: 'Ada', registration_number: a.registration_number },
     });
+    await chatIndexed(s);
     const me = await s.call('GET', '/api/v1/ai/me', { token: a.api_token });
     expect(me.json.data.activity_score).toBe(1);
   });
@@ -66,6 +69,7 @@ describe('posting', () => {
   ];
   for (const [what, body, status, code] of refused) {
     it(`refuses ${what} with ${status} ${code} and writes nothing`, async () => {
+      await chatIndexed(s); // earlier posts' points are in
       const before = [await count('chat_messages'), await count('guests'), await count('point_events')];
       const r = await s.call('POST', '/api/v1/chat', { body });
       expect(r.status).toBe(status);
@@ -145,6 +149,7 @@ describe('guest carry-over', () => {
     await s.call('POST', '/api/v1/chat', { headers: { 'x-commons-guest-token': token }, body: { body: 'more guest words' } });
     const a = await register(s, 'Convert', {}, { authorization: `Bearer ${token}` });
     const id = idOf(a.registration_number);
+    await chatIndexed(s); // the points go to the identity whether indexed before or after the carry-over
     const rows = await s.app.ctx.sql`SELECT count(*)::int AS n FROM chat_messages WHERE author_id = ${id}`;
     expect(rows[0]?.n).toBe(2);
     const me = await s.call('GET', '/api/v1/ai/me', { token: a.api_token });

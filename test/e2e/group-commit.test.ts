@@ -3,6 +3,7 @@
 // only after its row is committed, and one write that fails does not fail its neighbours.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GroupCommit } from '../../src/store/group-commit.js';
+import { chatIndexed } from '../helpers/chat-index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /** A group commit whose every commit takes ~8 ms (so a batch may wait up to 2 ms), recording
@@ -158,7 +159,9 @@ describe('chat posts through the group commit', () => {
     expect((seqs.at(-1) as number) - (seqs[0] as number)).toBe(59); // no gap
     const after = await s.app.ctx.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM chat_messages`;
     expect((after[0]?.n ?? 0) - (before[0]?.n ?? 0)).toBe(60);
-    // Points: one chat_message point per post (and the first), all credited to the one guest.
+    // Points: one chat_message point per post (and the first), all credited to the one guest,
+    // written after the answers by the chat indexer (docs/chat.md "Indexing").
+    await chatIndexed(s);
     const guestNumber = Number(String(guest.headers.get('x-commons-guest')).replace(/\D/g, ''));
     const [pts] = await s.app.ctx.sql<{ n: number }[]>`
       SELECT count(*)::int AS n FROM point_events WHERE guest_number = ${guestNumber} AND kind = 'chat_message'`;

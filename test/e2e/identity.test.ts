@@ -1,6 +1,7 @@
 // Identity lifecycle over real HTTP: registration, guests and carry-over, return
 // visits, rotation, directory and profile, and every refused input with nothing written.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chatIndexed } from '../helpers/chat-index.js';
 import { countRows, idOf } from '../helpers/db.js';
 import { operatorEnv, revokeToken } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
@@ -157,6 +158,7 @@ describe('guests', () => {
     const id = idOf(reg.json.data.registration_number);
     const msgs = await s.app.ctx.sql<{ author_id: number }[]>`SELECT author_id::int FROM chat_messages WHERE guest_number = ${guestNumber}`;
     expect(msgs).toEqual([{ author_id: id }]);
+    await chatIndexed(s); // the post's point, before or after the carry-over (docs/chat.md "Indexing")
     const me = await s.call('GET', '/api/v1/ai/me', { token: reg.json.data.api_token });
     expect(me.json.data.activity_score).toBe(1);
     // The guest token is ended: presenting it again is refused (DECISIONS.md "Reliability promises").
@@ -191,6 +193,7 @@ describe('guests', () => {
       { author_id: number | null }[]
     >`SELECT author_id::int FROM chat_messages WHERE id = ${chat.json.data.id}`;
     expect(msg?.author_id).toBe(winner);
+    await chatIndexed(s);
     for (const a of registered) {
       const me = await s.call('GET', '/api/v1/ai/me', { token: a.json.data.api_token });
       expect(me.json.data.activity_score).toBe(a === carried[0] ? 1 : 0);

@@ -3,6 +3,7 @@
 // with the `standardwebhooks` package). All three carry the same items, in the same id order.
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { chatIndexed } from '../helpers/chat-index.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { StreamClient } from '../helpers/stream.js';
@@ -33,6 +34,7 @@ it('mention, reply, task, vote, dm and badge items reach REST, the stream and th
     const call = (path: string, body: unknown, who: Member = other) => s.call('POST', path, { token: who.token, body });
     // mention (chat)
     expect((await call('/api/v1/chat', { body: `hi @${me.number}` })).status).toBe(200);
+    await chatIndexed(s); // its mention item is written after the answer (docs/chat.md "Indexing")
     // reply (a comment on my post)
     const p = await call('/api/v1/posts', { post_type: 'discussion', title: 'Mine', body: 'b' }, me);
     expect((await call(`/api/v1/posts/${p.json.data.id}/comments`, { body: 'a reply' })).status).toBe(200);

@@ -3,6 +3,7 @@
 // status; revoking the points of a bogus bug report. Each change and its audit entry commit
 // together: with the audit insert made to fail, nothing of the change remains.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chatIndexed } from '../helpers/chat-index.js';
 import { expectServerErrors } from '../helpers/contract-gate.js';
 import { countRows, idOf } from '../helpers/db.js';
 import { OPERATOR_TOKEN as OP } from '../helpers/operator.js';
@@ -336,6 +337,7 @@ describe('revoking the points of a bogus bug report', () => {
       detail: { author: m.registration_number, points: 30, reason: 'not a bug' },
     });
 
+    await chatIndexed(s); // earlier chat posts' points are in (docs/chat.md "Indexing")
     const [points, audits] = [await countRows(s, 'point_events'), await countRows(s, 'audit_log')];
     const again = await op('POST', `/api/v1/operator/bug-reports/${b.id}/revoke-points`, {});
     expect(again.status).toBe(409);
@@ -352,6 +354,7 @@ describe('revoking the points of a bogus bug report', () => {
     const m = await register(s, 'Honest');
     const start = await score(m.api_token);
     const b = await bug(m.api_token, false);
+    await chatIndexed(s); // earlier chat posts' points are in (docs/chat.md "Indexing")
     const [points, audits] = [await countRows(s, 'point_events'), await countRows(s, 'audit_log')];
     const unknown = await op('POST', '/api/v1/operator/bug-reports/00000000-0000-4000-8000-000000000000/revoke-points', {});
     expect([unknown.status, unknown.json.error.code]).toEqual([404, 'NOT_FOUND']);

@@ -1,12 +1,15 @@
 // Search (DECISIONS.md "Search"; docs/search.md) against a real server, on the configured backend
 // (PGlite by default, PostgreSQL with DATABASE_URL): hits and misses with exact fields, ranking,
 // web-search syntax, the type filter, paging, hidden content, memory, and exact refusals that
-// write nothing. Every write is searched right after it answered: the index is part of the write.
+// write nothing. Every write is searched right after it answered (the index is part of the write),
+// except chat messages, indexed after their commit: they are searched once the node reports them
+// indexed, within the promise (test/helpers/chat-index.ts, docs/chat.md "Indexing").
 // Direct messages are never found, by either party or anyone else.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RANKED_PER_TYPE } from '../../src/store/search.js';
+import { chatIndexed } from '../helpers/chat-index.js';
 import { countRows } from '../helpers/db.js';
 import { callTool, mcpClient } from '../helpers/mcp.js';
 import { OPERATOR_TOKEN as OP } from '../helpers/operator.js';
@@ -30,7 +33,11 @@ const write = async (who: Member | null, path: string, body: unknown) => {
   expect(r.status, r.text).toBe(200);
   return r.json.data as { id: string; seq?: number; created_at: string };
 };
-const chat = (who: Member | null, body: string) => write(who, '/api/v1/chat', { body, ...(who ? {} : { name: 'Visitor' }) });
+const chat = async (who: Member | null, body: string) => {
+  const m = await write(who, '/api/v1/chat', { body, ...(who ? {} : { name: 'Visitor' }) });
+  await chatIndexed(s);
+  return m;
+};
 const find = async (q: string, opts: { type?: string; limit?: number; before?: string; who?: Member } = {}) => {
   const p = new URLSearchParams({ q });
   if (opts.type) p.set('type', opts.type);
@@ -180,8 +187,9 @@ describe('ranking and syntax', () => {
   });
 
   it("a phrase is found alike in grouped posts, a direct insert and a changed body: each row keeps its body's vector and pairs", async () => {
-    // Concurrent posts go through one grouped statement, which computes the search columns for the
-    // whole group (sql/025); rows written any other way get them from the trigger.
+    // Concurrent posts go through one grouped statement; the indexer computes the search columns of
+    // each step's rows together (sql/functions/chat_index_next.sql), rows inserted any other way
+    // included; a changed body gets them from the trigger.
     const bodies = ['red kiwi one', 'kiwi red two', 'a red kiwi, then foo-bar http://x.org/a?b=c', '!!!', 'Ünïcödé red kiwi 45.6'];
     const posted = await Promise.all(bodies.map((b, i) => chat(i % 2 ? bob : ann, b)));
     // By SQL on purpose: these are the rows written outside the grouped statement (a direct insert,
@@ -190,6 +198,7 @@ describe('ranking and syntax', () => {
       INSERT INTO chat_messages (body, guest_number) VALUES ('direct red kiwi', 1) RETURNING id::text AS id`;
     const [changed] = await s.app.ctx.sql<{ id: string }[]>`
       INSERT INTO chat_messages (body, guest_number) VALUES ('kiwi and red apart', 1) RETURNING id::text AS id`;
+    await chatIndexed(s);
     await s.app.ctx.sql`UPDATE chat_messages SET body = 'changed to red kiwi' WHERE id = ${changed?.id as string}`;
     const want = [posted[0], posted[2], posted[4]].map((p) => p?.id).concat([direct?.id, changed?.id] as string[]);
     expect(new Set(ids(await find('"red kiwi"', { limit: 50 })))).toEqual(new Set(want));
@@ -253,6 +262,7 @@ describe('paging across types and the bound', () => {
     // Same words, same instant: only the id orders them (a uuid, compared within its type).
     await s.app.ctx.sql`INSERT INTO chat_messages (body, guest_number, guest_label, created_at)
       SELECT 'numbat tie', 1, 'Seed', '2026-01-01T00:00:00Z' FROM generate_series(1, 7)`;
+    await chatIndexed(s);
     const all = ids(await find('numbat'));
     expect(all.length).toBe(7);
     expect([...all].sort().reverse()).toEqual(all);
@@ -265,6 +275,7 @@ describe('paging across types and the bound', () => {
     const n = RANKED_PER_TYPE + 1;
     await s.app.ctx.sql`INSERT INTO chat_messages (body, guest_number, guest_label, created_at)
       SELECT 'common gecko ' || g, 1, 'Seed', now() - (${n} - g) * interval '1 second' FROM generate_series(1, ${n}) g`;
+    await chatIndexed(s);
     const seen = new Set((await walk('gecko', 100, 30)).map((h) => h.excerpt));
     expect(seen.size).toBe(RANKED_PER_TYPE);
     expect(seen.has('common gecko 1')).toBe(false);

@@ -2,6 +2,7 @@
 // area awards is earned by doing the action and read back from /badges/{n} and /ai/me; tiers
 // change exactly at 30/100/300 and are held; a six-deep invite chain credits exactly 5 levels.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chatIndexed } from '../helpers/chat-index.js';
 import { guestToken } from '../helpers/content.js';
 import { countRows, idOf } from '../helpers/db.js';
 import { register, startTestServer, TestClock, type TestServer } from '../helpers/server.js';
@@ -119,7 +120,8 @@ describe('points per spec 3.4 row', () => {
     const token = g.headers.get('x-commons-guest-token') as string;
     const number = Number((g.headers.get('x-commons-guest') as string).slice('GUEST-'.length));
     expect((await s.call('POST', '/api/v1/chat', { token, body: { body: 'and again' } })).status).toBe(200);
-    // Two chat messages as that guest: a point each.
+    // Two chat messages as that guest: a point each (written after the answers: docs/chat.md "Indexing").
+    await chatIndexed(s);
     expect(await countRows(s, 'point_events', `guest_number = ${number}`)).toBe(2);
     const r = await s.call('POST', '/api/v1/ai/register', { token, body: { name: 'Was a guest', accepted_principles: true } });
     expect(r.json.data.carried_over_from_guest).toBe(true);

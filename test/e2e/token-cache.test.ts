@@ -6,6 +6,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { memberForRead, memberForReadNow, TOKEN_CACHE_MS, tokensChanged } from '../../src/domain/token-cache.js';
 import { hashToken } from '../../src/domain/tokens.js';
+import { chatIndexed } from '../helpers/chat-index.js';
 import { twoNodes } from '../helpers/nodes.js';
 import { OPERATOR_TOKEN as OPERATOR } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer, usingRealPostgres } from '../helpers/server.js';
@@ -214,6 +215,7 @@ describe.runIf(usingRealPostgres())('token cache on two nodes without a bus betw
       const count = async () => (await b.app.ctx.sql`SELECT count(*)::int AS n FROM chat_messages`)[0]?.n as number;
       const points = async () =>
         (await b.app.ctx.sql`SELECT count(*)::int AS n FROM point_events WHERE kind = 'chat_message'`)[0]?.n as number;
+      await chatIndexed(b); // the first post's point is in (docs/chat.md "Indexing")
       const [rows, pts] = [await count(), await points()];
       const stale = await b.call('POST', '/api/v1/chat', { token: m.api_token, body: { body: 'after the rotation' } });
       expect(stale.status).toBe(401);

@@ -9,11 +9,12 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { openStore } from '../../src/store/db.js';
-import { migrate, SQL_DIR } from '../../src/store/migrate.js';
+import { functionsChecksum, listFunctions, migrate, SQL_DIR } from '../../src/store/migrate.js';
 
 export function templateDir(): string {
   const h = createHash('sha256');
-  for (const f of readdirSync(SQL_DIR).sort()) h.update(f).update(readFileSync(join(SQL_DIR, f)));
+  for (const f of readdirSync(SQL_DIR).sort()) if (f.endsWith('.sql')) h.update(f).update(readFileSync(join(SQL_DIR, f)));
+  h.update(functionsChecksum(listFunctions()));
   return join(tmpdir(), `commons-pglite-template-${h.digest('hex').slice(0, 16)}`);
 }
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { listMigrations } from '../../src/store/migrate.js';
+import { listFunctions, listMigrations } from '../../src/store/migrate.js';
 
 const dir = `${mkdtempSync(join(tmpdir(), 'commons-migrations-'))}/`;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -22,5 +22,25 @@ describe('listMigrations', () => {
     expect(listMigrations(dir).map((m) => m.name)).toEqual(['001_a.sql', '002_b.sql']);
     writeFileSync(join(dir, '002_c.sql'), 'SELECT 1;');
     expect(() => listMigrations(dir)).toThrow('two migrations share version 2: 002_b.sql and 002_c.sql');
+  });
+
+  it('each SQL function lives in its own file, named as it, and no later migration writes one out again', () => {
+    const fns = listFunctions();
+    expect(fns.length).toBeGreaterThan(15);
+    for (const f of fns) {
+      const defs = [...f.text.matchAll(/CREATE\s+(OR\s+REPLACE\s+)?FUNCTION\s+(\w+)\s*\(/gi)];
+      expect(
+        defs.map((d) => [d[1] !== undefined, d[2]]),
+        f.name,
+      ).toEqual([[true, f.name.replace(/\.sql$/, '')]]);
+    }
+    // Every function a migration ever defined has its file (its live definition), unless dropped.
+    const live = new Set(fns.map((f) => f.name.replace(/\.sql$/, '')));
+    for (const m of listMigrations()) {
+      for (const d of m.text.matchAll(/CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+(\w+)\s*\(/gi)) {
+        if (m.version > 31) throw new Error(`${m.name} defines ${d[1]}: edit sql/functions/${d[1]}.sql instead`);
+        expect(live.has(d[1] as string), `${d[1]} (${m.name}) has no file in sql/functions/`).toBe(true);
+      }
+    }
   });
 });

@@ -22,6 +22,7 @@ export class PromMetrics implements Metrics {
   readonly powRefused: Counter;
   readonly chatCommitSeconds: Histogram;
   readonly fanoutWaitSeconds: Histogram;
+  readonly chatIndexLagSeconds: Histogram;
 
   constructor(sql: Sql) {
     const registers = [this.registry];
@@ -64,6 +65,12 @@ export class PromMetrics implements Metrics {
       buckets: [0, ...fine],
       registers,
     });
+    this.chatIndexLagSeconds = new Histogram({
+      name: 'commons_chat_index_lag_seconds',
+      help: 'Per chat message, from its post to the commit of what it derives (searchable, scored, in mentioned inboxes)',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
+      registers,
+    });
     const dbErrors = this.dbErrors;
     // Residents online and deposits are read from the database at scrape time: the database is the
     // truth across nodes (DESIGN.md), so every node reports the same figures.
@@ -76,6 +83,20 @@ export class PromMetrics implements Metrics {
           const [row] = await sql<{ n: number }[]>`
             SELECT count(*)::int AS n FROM identities
             WHERE last_heartbeat_at > now() - make_interval(mins => ${ONLINE_WINDOW_MIN})`;
+          this.set(row?.n ?? 0);
+        } catch {
+          dbErrors.inc();
+        }
+      },
+    });
+    new Gauge({
+      name: 'commons_chat_unindexed_messages',
+      help: 'Chat messages committed and not yet indexed (searchable, scored, in mentioned inboxes): the indexer backlog',
+      registers,
+      async collect() {
+        try {
+          const [row] = await sql<{ n: number }[]>`
+            SELECT count(*)::int AS n FROM chat_messages WHERE seq > (SELECT indexed_seq FROM chat_index)`;
           this.set(row?.n ?? 0);
         } catch {
           dbErrors.inc();
