@@ -5,15 +5,17 @@ const port = Number(process.env.PORT);
 if (process.argv[2] === 'uws') {
   // The build the service would pick (src/transport/uws-build.ts, which this plain file cannot
   // import): the current one, else the 20.30 fallback's binary for this Node.
-  const uWS = await import('uWebSockets.js').then(
-    (m) => m.default,
-    async () => {
-      const { createRequire } = await import('node:module');
-      const load = createRequire(import.meta.url);
-      const dir = load.resolve('uws-fallback/package.json').replace(/package\.json$/, '');
-      return load(`${dir}binaries/uws_${process.platform}_${process.arch}_${process.versions.modules}.node`);
-    },
-  );
+  // (A require, not import(): the current build's loader throws while it is evaluated, which an
+  // import() of it on an old glibc did not turn into a rejection: the process died.)
+  const { createRequire } = await import('node:module');
+  const load = createRequire(import.meta.url);
+  let uWS;
+  try {
+    uWS = load('uWebSockets.js');
+  } catch {
+    const dir = load.resolve('uws-fallback/package.json').replace(/package\.json$/, '');
+    uWS = load(`${dir}binaries/uws_${process.platform}_${process.arch}_${process.versions.modules}.node`);
+  }
   uWS
     .App()
     .get('/*', (res) => res.end('{"status":"ok"}'))
