@@ -4,10 +4,11 @@
 //
 // Why it is sound: chat inserts serialise on a lock before drawing their seq (src/store/chat.ts),
 // so when seq N is visible every smaller seq is visible or will never exist. A message that
-// arrives ahead of its predecessors therefore fills the hole from the database at once.
+// arrives ahead of its predecessors therefore fills the hole from the database at once, and when a
+// cross-node bus comes back after an outage the node settles up to the database's head.
 import * as store from '../store/chat.js';
 import { type ChatMessage, toMessage } from './chat-record.js';
-import type { BusMessage, ChatPages, Ctx } from './ports.js';
+import { BUS_RESUMED_TOPIC, type BusMessage, type ChatPages, type Ctx } from './ports.js';
 
 /** How many recent messages each node keeps (two full pages of 100 and then some). */
 export const CHAT_CACHE = 1000;
@@ -34,6 +35,13 @@ export class ChatRoom implements ChatPages {
     // Subscribe before reading, so nothing committed in between is missed (early arrivals wait).
     this.unsubscribe.push(this.ctx.bus.subscribe('chat', (m) => this.arrive(m.data as ChatMessage)));
     this.unsubscribe.push(this.ctx.bus.subscribe(CHAT_HIDDEN_TOPIC, (m) => this.forget(String(m.id))));
+    // The bus lost what other nodes sent while it was down; the last of those shows no gap until a
+    // later message arrives (which may be long), so settle up to the database's head now.
+    this.unsubscribe.push(
+      this.ctx.bus.subscribe(BUS_RESUMED_TOPIC, () => {
+        if (this.early === null && !this.closed) void this.run(() => this.catchUp());
+      }),
+    );
     this.head = await store.maxSeq(this.ctx.sql);
     const rows = await store.listNewest(this.ctx.sql, CHAT_CACHE, this.head + 1);
     this.cache = rows.reverse().map(toMessage);

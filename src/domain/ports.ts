@@ -26,6 +26,11 @@ export interface BusMessage {
   data: unknown;
 }
 
+/** Announced to this node's own subscribers (never sent across) when a cross-node bus is live
+ * again after losing its connection: whatever the other nodes sent meanwhile was lost, and a
+ * message that no later one follows shows no gap, so listeners catch up from the database. */
+export const BUS_RESUMED_TOPIC = 'bus.resumed';
+
 /** Cross-node publish/subscribe (STYLE.md 5): in-process or Redis. */
 export interface Bus {
   readonly nodeId: string;

@@ -2,7 +2,7 @@
 // redis-server killed with SIGKILL while both nodes serve. REST goes on, each node's stream keeps
 // delivering what that node sees, /readyz stays 200 and names Redis as degraded (and /metrics
 // says so); when Redis returns, cross-node delivery resumes and the message node B missed is
-// filled from the database, once. Rate limits meanwhile count in each node's memory.
+// filled from the database, once, as soon as the bus is back (before any later post). Rate limits meanwhile count in each node's memory.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -91,6 +91,9 @@ it.runIf(faultsEnabled)(
     await expect.poll(async () => (await ready(a)).degraded, { timeout: 15_000, interval: 100 }).toEqual([]);
     await expect.poll(async () => (await ready(b)).degraded, { timeout: 15_000, interval: 100 }).toEqual([]);
     const recoveredAfterMs = Date.now() - backAt;
+    // The message B missed reaches its stream once the bus is back, with no later post to show
+    // the gap (the bus's resumption makes B settle up to the database's head).
+    await waitFor(() => onB.events('chat').some((f) => f.data?.id === during.id), 15_000, 'the missed message on B, unprompted');
     const after = await post(a, 'after the outage');
     // B gets the message it missed (from the database) and the new one, in order, each once.
     await onB.next((f) => f.op === 'event' && f.data?.id === after.id, 15_000);

@@ -2,7 +2,7 @@
 // subscriber connection (a subscribed connection can issue nothing else), every message carries
 // the publishing node's id, and a node drops its own echo because it already delivered locally.
 import { Redis } from 'ioredis';
-import type { Bus, BusMessage } from '../../domain/ports.js';
+import { BUS_RESUMED_TOPIC, type Bus, type BusMessage } from '../../domain/ports.js';
 import type { Logger } from '../../log.js';
 import { LocalBus } from './local.js';
 
@@ -57,7 +57,21 @@ export class RedisBus implements Bus {
     const bus = new RedisBus(pub, sub, prefix, log, onError);
     sub.on('messageBuffer', (_ch: Buffer, raw: Buffer) => bus.receive(raw));
     await sub.subscribe(bus.channel);
+    // Each later 'ready' is a reconnect: once the subscription is confirmed live again (a SUBSCRIBE
+    // of our own, answered after ioredis's resubscription), this node's listeners are told.
+    sub.on('ready', () => {
+      sub.subscribe(bus.channel).then(
+        () => bus.resumed(),
+        () => {},
+      );
+    });
     return bus;
+  }
+
+  private resumed(): void {
+    if (this.closed) return;
+    this.log.info('redis bus: live again; listeners catch up from the database');
+    this.local.deliver({ topic: BUS_RESUMED_TOPIC, id: String(Date.now()), data: null });
   }
 
   /** Never fails and never waits for Redis (DECISIONS.md "Idempotent writes"): a write publishes
