@@ -5,8 +5,6 @@ import { AgentCardSchema, agentCardJson, LegacyAgentCardSchema, legacyAgentCardJ
 import { etagMatches, etagOf } from '../runner/pages.js';
 import { type RawResult, type Req, route } from '../runner/route.js';
 
-export { etagMatches };
-
 function serveCard(req: Req, ctx: Ctx, build: (base: string) => unknown): RawResult {
   const body = JSON.stringify(build(ctx.publicUrl()));
   const etag = etagOf(body);
