@@ -4,7 +4,7 @@
 // node reports no message left to index (the /metrics gauge commons_chat_unindexed_messages, read
 // from the database), failing after the promise's 5 s: every post answered before the call is
 // then indexed (it was committed before its answer).
-import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from './wait.js';
 
 /** The freshness promised at saturation (docs/chat.md "Indexing"). */
 export const CHAT_INDEX_PROMISE_MS = 5000;
@@ -21,16 +21,16 @@ export async function chatIndexed(
   opts: { orEarlierBuild?: boolean } = {},
 ): Promise<void> {
   const base = typeof target === 'string' ? target : target.url;
-  const end = Date.now() + ms;
-  for (;;) {
-    const text = await (await fetch(`${base}/metrics`)).text();
-    const line = text.split('\n').find((l) => l.startsWith(`${SERIES} `));
-    if (line === undefined) {
-      if (opts.orEarlierBuild) return;
-      throw new Error(`/metrics has no ${SERIES}`);
-    }
-    if (Number(line.slice(SERIES.length + 1)) === 0) return;
-    if (Date.now() > end) throw new Error(`chat not indexed within ${ms} ms (${line})`);
-    await sleep(25);
-  }
+  let missing = false;
+  await waitFor(
+    async () => {
+      const text = await (await fetch(`${base}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith(`${SERIES} `));
+      missing = line === undefined;
+      return missing || Number(line?.slice(SERIES.length + 1)) === 0;
+    },
+    ms,
+    `chat indexed (${SERIES} 0)`,
+  );
+  if (missing && !opts.orEarlierBuild) throw new Error(`/metrics has no ${SERIES}`);
 }
