@@ -117,7 +117,14 @@ describe('signal replay', () => {
     first.close();
     await first.closed;
 
+    // An observer that stays subscribed: once it has both missed emissions live, this node has
+    // handed them on (a replay never goes past that, src/transport/ws/signal-feed.ts), so both are
+    // replayed. Over Redis the bus message can arrive after emitNext returns.
+    const observer = await StreamClient.open(s.url);
+    expect((await observer.request('subscribe', { topic: 'signal' })).op).toBe('ack');
     const missed = [await emitNext(s, clock), await emitNext(s, clock)];
+    await observer.next((f) => f.op === 'event' && f.topic === 'signal' && f.data?.id === missed[1]?.id);
+    observer.close();
     const again = await StreamClient.open(s.url, { msgpack: true });
     const ack = await again.request('subscribe', { topic: 'signal', since: String(last) });
     expect(ack.data).toMatchObject({ subscribed: true, replayed: 2 });
