@@ -12,10 +12,16 @@
 --   registering meanwhile (the carry-over, src/store/identities.ts mergeGuest, which locks the
 --   row) either commits first, and the point goes to the identity it was merged into, or waits,
 --   and carries this point over with the others.
--- Written per message: its search vector and adjacent word pairs (as sql/025 computed them for a
--- group), a `mention` item for each member it names (inbox counters locked in owner order, so each
--- member's items follow seq order), then its activity point (the score and badge follow by
--- trigger, sql/functions/identity_scores_apply_inserted.sql, in event order = seq order). Inbox
+-- - A message hidden before its step is neither made searchable nor announced to the members it
+--   names: the hide takes the cursor lock before it hides (src/domain/moderation.ts), so it
+--   commits before this step reads the messages, or waits for this step and then deletes what the
+--   step wrote for it (its chat_search row by trigger, its inbox items).
+-- Written per message: its search row in chat_search (vector and adjacent word pairs, as sql/025
+-- computed them for a group; an insert of a narrow row, not a new version of the message's, see
+-- sql/033_chat_search.sql), a `mention` item for each member it names (inbox counters locked in
+-- owner order, so each member's items follow seq order), then its activity point (the score and
+-- badge follow by trigger, sql/functions/identity_scores_apply_inserted.sql, in event order = seq
+-- order; a hidden message's point is kept, as a post's always was). Inbox
 -- counters before scores, as every other writer of both takes them (a comment's mentions, then its
 -- author's point), so no two of them wait for each other in a cycle.
 -- Returns the new cursor, how many messages were indexed, their created_at (ms since the epoch,
@@ -42,8 +48,8 @@ BEGIN
     WHERE g.number IN (SELECT x.guest_number FROM chat_messages x WHERE x.seq > v_from AND x.seq <= v_to AND x.guest_number IS NOT NULL)
     ORDER BY g.number FOR SHARE;
   WITH batch AS (
-    SELECT x.seq, to_tsvector('simple'::regconfig, x.body) AS tsv
-    FROM chat_messages x WHERE x.seq > v_from AND x.seq <= v_to
+    SELECT x.seq, x.id, x.created_at, to_tsvector('simple'::regconfig, x.body) AS tsv
+    FROM chat_messages x WHERE x.seq > v_from AND x.seq <= v_to AND x.hidden_at IS NULL
   ), words AS (
     SELECT b.seq, w.lexeme, unnest(w.positions) AS pos FROM batch b, unnest(b.tsv) AS w
   ), pairs AS (
@@ -51,9 +57,10 @@ BEGIN
     FROM words a JOIN words c ON c.seq = a.seq AND c.pos = a.pos + 1
     GROUP BY a.seq
   )
-  UPDATE chat_messages m SET search_tsv = b.tsv, search_pairs = coalesce(p.arr, '{}')
+  INSERT INTO chat_search (seq, id, created_at, search_tsv, search_pairs)
+    SELECT b.seq, b.id, b.created_at, b.tsv, coalesce(p.arr, '{}')
     FROM batch b LEFT JOIN pairs p ON p.seq = b.seq
-    WHERE m.seq = b.seq;
+    ORDER BY b.seq;
   SELECT coalesce(jsonb_agg(a.item ORDER BY a.seq, a.owner), '[]'::jsonb) INTO v_items FROM (
     SELECT u.seq, u.owner, inbox_add(u.owner, 'mention',
         CASE WHEN u.guest_number IS NULL THEN commons_number(u.author_id)
@@ -62,7 +69,7 @@ BEGIN
     FROM (
       SELECT x.seq, x.id, x.body, x.author_id, x.guest_number, t.owner
       FROM chat_messages x, unnest(x.mentions) AS t(owner)
-      WHERE x.seq > v_from AND x.seq <= v_to AND x.mentions IS NOT NULL
+      WHERE x.seq > v_from AND x.seq <= v_to AND x.mentions IS NOT NULL AND x.hidden_at IS NULL
       ORDER BY t.owner, x.seq
     ) u
   ) a WHERE a.item IS NOT NULL;

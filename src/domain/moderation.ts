@@ -32,10 +32,17 @@ export interface HideTarget {
   /** Primary key column and its type, to validate target_id before it reaches SQL. */
   idColumn: string;
   idKind: 'uuid' | 'bigint';
+  /** Taken in the hide's transaction before the row: what must not run between the hide and a
+   * writer that derives from the row (for chat, the indexer's cursor lock; see below). */
+  lockFirst?: string;
 }
 
 export const HIDE_TARGETS: Partial<Record<TargetType, HideTarget>> = {
-  chat_message: { table: 'chat_messages', idColumn: 'id', idKind: 'uuid' },
+  // The chat indexer's cursor lock first (sql/functions/chat_index_next.sql), as the indexer takes
+  // it before reading messages: a step indexing this message commits before the hide, whose
+  // trigger then deletes its search row and dropItemsOf its mention items, or runs after it and
+  // skips the hidden message, so hidden chat is never found or announced.
+  chat_message: { table: 'chat_messages', idColumn: 'id', idKind: 'uuid', lockFirst: 'SELECT 1 FROM chat_index FOR UPDATE' },
   post: { table: 'posts', idColumn: 'id', idKind: 'uuid' },
   comment: { table: 'comments', idColumn: 'id', idKind: 'uuid' },
   question: { table: 'questions', idColumn: 'id', idKind: 'uuid' },
@@ -76,6 +83,7 @@ export async function hideContent(tx: Tx, targetType: TargetType, targetId: stri
     });
   }
   // Table and column names come from the registry above, never from the request.
+  if (t.lockFirst) await tx.unsafe(t.lockFirst);
   const updated = await tx.unsafe<{ hidden_at: Date }[]>(
     `UPDATE ${t.table} SET hidden_at = $2 WHERE ${t.idColumn} = $1 AND hidden_at IS NULL RETURNING hidden_at`,
     [targetId, at],

@@ -87,10 +87,11 @@ function candidates(type: SearchType, tsq: string, pairs: string[]): string {
   const rank = `ts_rank(x.search_tsv, ${tsq}) AS rank`;
   switch (type) {
     case 'chat': {
-      // A phrase's word pairs narrow the candidates through their own index (sql/021).
+      // A phrase's word pairs narrow the candidates through their own index (sql/021). A message's
+      // search row is written by the chat indexer and deleted when it is hidden (sql/033).
       const paired = pairs.length > 0 ? `AND x.search_pairs @> ARRAY[${pairs.map(literal).join(', ')}]::text[]` : '';
       return `SELECT x.id AS key, x.created_at, ${rank}
-        FROM chat_messages x WHERE x.search_tsv @@ ${tsq} ${paired} AND x.hidden_at IS NULL ORDER BY x.seq DESC LIMIT ${cap}`;
+        FROM chat_search x WHERE x.search_tsv @@ ${tsq} ${paired} ORDER BY x.seq DESC LIMIT ${cap}`;
     }
     case 'post':
     case 'proposal':

@@ -66,7 +66,7 @@ async function post(base: string, who: Member | null, body: string): Promise<str
 async function exactlyOnce(target: Member): Promise<{ messages: number; mentions: number }> {
   const [c] = await sql<{ messages: number; unindexed: number; cursor_behind: boolean; points_not_one: number }[]>`
     SELECT (SELECT count(*)::int FROM chat_messages) AS messages,
-      (SELECT count(*)::int FROM chat_messages WHERE search_tsv IS NULL OR search_pairs IS NULL) AS unindexed,
+      (SELECT count(*)::int FROM chat_messages m WHERE NOT EXISTS (SELECT 1 FROM chat_search x WHERE x.seq = m.seq)) AS unindexed,
       (SELECT indexed_seq < (SELECT max(seq) FROM chat_messages) FROM chat_index) AS cursor_behind,
       (SELECT count(*)::int FROM (
         SELECT m.id, count(p.id) AS n FROM chat_messages m
