@@ -54,10 +54,12 @@ const EnvSchema = z.object({
   DEPOSIT_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
   DEPOSIT_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
   // Added (issue 36, docs/chat.md "Indexing"): how often a node's chat indexer looks for messages
-  // other nodes posted (its own posts wake it at once), and whether it runs: `off` leaves indexing
-  // to the other nodes; `stall` (fault tests only) runs each step in a transaction that never
-  // commits, so a test can kill the node between a post's commit and its indexing.
+  // other nodes posted, how long after one of its own posts it runs (the posts of that time share
+  // one step: a step's fixed cost is several times a row's), and whether it runs: `off` leaves
+  // indexing to the other nodes; `stall` (fault tests only) runs each step in a transaction that
+  // never commits, so a test can kill the node between a post's commit and its indexing.
   CHAT_INDEX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(250),
+  CHAT_INDEX_LINGER_MS: z.coerce.number().int().min(0).max(1000).default(25),
   CHAT_INDEXER: z.enum(['on', 'off', 'stall']).default('on'),
   NOSTR_RELAYS: list,
   NOSTR_SECRET_KEY: optionalString,
@@ -123,7 +125,7 @@ export interface Config {
   taskDeadlinePollMs: number;
   depositPollMs: number;
   depositLeaseMs: number;
-  chatIndex: { pollMs: number; mode: 'on' | 'off' | 'stall' };
+  chatIndex: { pollMs: number; lingerMs: number; mode: 'on' | 'off' | 'stall' };
   nostrRelays: string[];
   nostrSecretKey: string | undefined;
   /** The relay's limits (src/transport/nostr/relay.ts), applied while `rateLimits` is on. */
@@ -212,7 +214,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     taskDeadlinePollMs: e.TASK_DEADLINE_POLL_MS,
     depositPollMs: e.DEPOSIT_POLL_MS,
     depositLeaseMs: e.DEPOSIT_LEASE_MS,
-    chatIndex: { pollMs: e.CHAT_INDEX_POLL_MS, mode: e.CHAT_INDEXER },
+    chatIndex: { pollMs: e.CHAT_INDEX_POLL_MS, lingerMs: e.CHAT_INDEX_LINGER_MS, mode: e.CHAT_INDEXER },
     nostrRelays: e.NOSTR_RELAYS,
     nostrSecretKey: e.NOSTR_SECRET_KEY,
     nostrRelay: {

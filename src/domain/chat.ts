@@ -66,6 +66,7 @@ export const CHAT_INDEX_BATCH = 500;
 export async function indexChat(ctx: Ctx, limit = CHAT_INDEX_BATCH): Promise<number> {
   const step = await store.indexNext(ctx.sql, limit, link(ctx, '/api/v1/chat'));
   if (step.indexed === 0) return 0;
+  ctx.metrics.chatIndexSteps.inc();
   observeLag(ctx, step.ats);
   await announce(ctx, step.items);
   return step.indexed;

@@ -40,6 +40,8 @@ export interface Metrics {
   /** The chat indexer's lag (issue 36, docs/chat.md "Indexing"): per message, from its post (the
    * time its writer took, before the commit) to the commit of its derived records. */
   chatIndexLagSeconds: ObserverLike;
+  /** The chat indexer's steps that indexed something (messages / steps: the step size). */
+  chatIndexSteps: CounterLike;
   /** The exposition (Prometheus text format) and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -57,6 +59,7 @@ export const noMetrics: Metrics = {
   chatCommitSeconds: noop,
   fanoutWaitSeconds: noop,
   chatIndexLagSeconds: noop,
+  chatIndexSteps: noop,
   render: async () => ({ contentType: 'text/plain; version=0.0.4; charset=utf-8', body: '' }),
 };
 

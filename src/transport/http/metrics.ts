@@ -23,6 +23,7 @@ export class PromMetrics implements Metrics {
   readonly chatCommitSeconds: Histogram;
   readonly fanoutWaitSeconds: Histogram;
   readonly chatIndexLagSeconds: Histogram;
+  readonly chatIndexSteps: Counter;
 
   constructor(sql: Sql) {
     const registers = [this.registry];
@@ -69,6 +70,11 @@ export class PromMetrics implements Metrics {
       name: 'commons_chat_index_lag_seconds',
       help: 'Per chat message, from its post to the commit of what it derives (searchable, scored, in mentioned inboxes)',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
+      registers,
+    });
+    this.chatIndexSteps = new Counter({
+      name: 'commons_chat_index_steps_total',
+      help: 'Chat indexer steps that indexed messages (messages indexed / steps = the step size)',
       registers,
     });
     const dbErrors = this.dbErrors;
