@@ -24,10 +24,7 @@ export interface ChatIndexer extends Actor {
   wake(): void;
 }
 
-export function startChatIndexer(
-  ctx: Ctx,
-  opts: { pollMs?: number; lingerMs?: number; mode?: 'on' | 'off' | 'stall' } = {},
-): ChatIndexer {
+export function startChatIndexer(ctx: Ctx, opts: { pollMs?: number; lingerMs?: number; mode?: 'on' | 'off' | 'stall' } = {}): ChatIndexer {
   const pollMs = opts.pollMs ?? ctx.config.chatIndex.pollMs;
   const lingerMs = opts.lingerMs ?? ctx.config.chatIndex.lingerMs;
   const mode = opts.mode ?? ctx.config.chatIndex.mode;
