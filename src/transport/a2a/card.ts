@@ -4,8 +4,8 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import { z } from 'zod';
 import { VERSIONS } from '../../domain/documents.js';
+import { A2A_PATH } from '../paths.js';
 
-export const A2A_PATH = '/a2a';
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 /** Where A2A 0.3 clients look for the card (DECISIONS.md "Protocol specifics"); served in the 0.3 shape. */
 export const LEGACY_AGENT_CARD_PATH = '/.well-known/agent.json';

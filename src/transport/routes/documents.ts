@@ -5,10 +5,10 @@ import { CommonsError } from '../../domain/errors.js';
 import { takenNumbers } from '../../domain/identity.js';
 import type { Ctx } from '../../domain/ports.js';
 import { buildOpenApi } from '../http/openapi.js';
+import { ASYNCAPI_PATH, STREAM_PATH } from '../paths.js';
 import { pageOf } from '../runner/pages.js';
 import { type AnyRoute, type Result, route } from '../runner/route.js';
-import { ASYNCAPI_PATH, buildAsyncApi } from '../ws/asyncapi.js';
-import { STREAM_PATH } from '../ws/frames.js';
+import { buildAsyncApi } from '../ws/asyncapi.js';
 
 const json = (doc: unknown, maxAge = 60) => ({
   raw: JSON.stringify(doc),
