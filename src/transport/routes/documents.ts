@@ -4,7 +4,7 @@ import * as docs from '../../domain/documents.js';
 import { CommonsError } from '../../domain/errors.js';
 import { takenNumbers } from '../../domain/identity.js';
 import type { Ctx } from '../../domain/ports.js';
-import { buildOpenApi } from '../http/openapi.js';
+import { buildOpenApi } from '../documents/openapi.js';
 import { ASYNCAPI_PATH, STREAM_PATH } from '../paths.js';
 import { pageOf } from '../runner/pages.js';
 import { type AnyRoute, type Result, route } from '../runner/route.js';
