@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildOpenApi } from '../src/transport/documents/openapi.js';
-import { allRoutes } from '../src/transport/routes/index.js';
+import { allRoutes } from '../src/transport/all-routes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'commons-openapi-'));
 const file = join(dir, 'openapi.json');
