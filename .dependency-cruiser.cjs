@@ -54,6 +54,22 @@ module.exports = {
       to: { path: '^src/transport/(http|ws|mcp|a2a|nostr|routes)/' },
     },
     {
+      name: 'routes-below-protocols',
+      comment:
+        'The operation table is what every protocol serves: the protocols import it, never the other way (src/transport/all-routes.ts adds what comes from a protocol folder).',
+      severity: 'error',
+      from: { path: '^src/transport/routes/' },
+      to: { path: '^src/transport/(http|ws|mcp|a2a|nostr)/' },
+    },
+    {
+      name: 'published-below-routes',
+      comment:
+        'The documents (documents/), the HTML pages (pages/) and the fixed paths (paths.ts) are rendered from data for both the table and the protocols: they import neither.',
+      severity: 'error',
+      from: { path: '^src/transport/(documents/|pages/|paths\\.ts$)' },
+      to: { path: '^src/transport/(http|ws|mcp|a2a|nostr|routes)/' },
+    },
+    {
       name: 'no-circular',
       comment: 'No import circles anywhere in src/, type imports included: a module never reaches itself.',
       severity: 'error',
