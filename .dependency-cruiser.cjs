@@ -41,7 +41,7 @@ module.exports = {
     {
       name: 'transport-protocols-apart',
       comment:
-        'The protocol edges (http, ws, mcp, a2a) do not import each other: what they share is the runner (src/transport/runner: credential, limits, deadline, validation, envelope), the operation table (src/transport/routes) and the uWS answer helpers (src/transport/edge).',
+        'The protocol edges (http, ws, mcp, a2a) do not import each other: what they share is the runner (src/transport/runner: credential, limits, deadline, validation, envelope), the operation table (src/transport/routes), the documents and pages it serves (src/transport/documents, src/transport/pages, src/transport/paths.ts) and the uWS answer helpers (src/transport/edge).',
       severity: 'error',
       from: { path: '^src/transport/(http|ws|mcp|a2a)/' },
       to: { path: '^src/transport/(http|ws|mcp|a2a)/', pathNot: '^src/transport/$1/' },
