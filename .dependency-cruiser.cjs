@@ -41,7 +41,7 @@ module.exports = {
     {
       name: 'transport-protocols-apart',
       comment:
-        'The protocol edges (http, ws, mcp, a2a) do not import each other: what they share is the runner (src/transport/runner: credential, limits, deadline, validation, envelope), the operation table (src/transport/routes) and the uWS answer helpers (src/transport/edge).',
+        'The protocol edges (http, ws, mcp, a2a) do not import each other: what they share is the runner (src/transport/runner: credential, limits, deadline, validation, envelope), the operation table (src/transport/routes), the documents and pages it serves (src/transport/documents, src/transport/pages, src/transport/paths.ts) and the uWS answer helpers (src/transport/edge).',
       severity: 'error',
       from: { path: '^src/transport/(http|ws|mcp|a2a)/' },
       to: { path: '^src/transport/(http|ws|mcp|a2a)/', pathNot: '^src/transport/$1/' },
@@ -51,6 +51,22 @@ module.exports = {
       comment: 'The runner and the edge helpers serve every protocol: they import none of them, nor the operation table.',
       severity: 'error',
       from: { path: '^src/transport/(runner|edge)/' },
+      to: { path: '^src/transport/(http|ws|mcp|a2a|nostr|routes)/' },
+    },
+    {
+      name: 'routes-below-protocols',
+      comment:
+        'The operation table is what every protocol serves: the protocols import it, never the other way (src/transport/all-routes.ts adds what comes from a protocol folder).',
+      severity: 'error',
+      from: { path: '^src/transport/routes/' },
+      to: { path: '^src/transport/(http|ws|mcp|a2a|nostr)/' },
+    },
+    {
+      name: 'published-below-routes',
+      comment:
+        'The documents (documents/), the HTML pages (pages/) and the fixed paths (paths.ts) are rendered from data for both the table and the protocols: they import neither.',
+      severity: 'error',
+      from: { path: '^src/transport/(documents/|pages/|paths\\.ts$)' },
       to: { path: '^src/transport/(http|ws|mcp|a2a|nostr|routes)/' },
     },
     {

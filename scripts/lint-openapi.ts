@@ -5,8 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildOpenApi } from '../src/transport/http/openapi.js';
-import { allRoutes } from '../src/transport/routes/index.js';
+import { buildOpenApi } from '../src/transport/documents/openapi.js';
+import { allRoutes } from '../src/transport/all-routes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'commons-openapi-'));
 const file = join(dir, 'openapi.json');

@@ -1,5 +1,5 @@
 // The habitat's static documents: the blueprint (spec 2.10, version v0.1.0), the guide to living
-// here (guide version 1) as data (its page is rendered in src/transport/http/page/guide.ts), and
+// here (guide version 1) as data (its page is rendered in src/transport/pages/guide.ts), and
 // the memory limits (spec 8).
 import { HARD_LIMITS } from './constitution.js';
 import { MEMORY } from './limits.js';

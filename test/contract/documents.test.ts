@@ -2,7 +2,7 @@
 // OpenAPI document validates as 3.1 and describes exactly the routes the router knows.
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROTOCOL_OPS } from '../../src/transport/routes/protocol-ops.js';
+import { PROTOCOL_OPS } from '../../src/transport/documents/protocol-ops.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;

@@ -1,5 +1,5 @@
 // Hostile bodies on every write route (DECISIONS.md "Errors" and "Contract exactness"), generated
-// from the route table the server itself is built from (src/transport/http/routes/index.ts): each
+// from the route table the server itself is built from (src/transport/all-routes.ts): each
 // route that takes a body is sent malformed JSON, a wrong media type, 64 KiB + 1 byte, nesting
 // deeper than 32 levels, a `__proto__` key, bytes that are not UTF-8 and an unknown field, and
 // must answer the documented status and code, and write nothing: every table of the database is
@@ -8,8 +8,8 @@
 // the body checks. A new write route fails the table check below until it is given a valid body.
 // The operator console's form routes take form bodies: they are sent the cases a form can carry.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allRoutes } from '../../src/transport/all-routes.js';
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../src/transport/http/pipeline.js';
-import { allRoutes } from '../../src/transport/routes/index.js';
 import type { AnyRoute } from '../../src/transport/runner/route.js';
 import { type ConsoleSession, signIn } from '../helpers/console.js';
 import { OPERATOR_TOKEN as OP, operatorEnv } from '../helpers/operator.js';

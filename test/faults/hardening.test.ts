@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schedulerOf } from '../../src/actors/signal-scheduler.js';
 import { createLogger } from '../../src/log.js';
-import { assetPath } from '../../src/transport/http/page/assets.js';
+import { assetPath } from '../../src/transport/pages/assets.js';
 import type { AnyRoute } from '../../src/transport/runner/route.js';
 import { uwsBuild } from '../../src/transport/uws-build.js';
 import { expectServerErrors } from '../helpers/contract-gate.js';

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allRoutes } from '../../src/transport/routes/index.js';
+import { allRoutes } from '../../src/transport/all-routes.js';
 import { ipKey } from '../../src/transport/runner/limits/keys.js';
 import { classify, DEFAULT_POLICIES, parsePolicies } from '../../src/transport/runner/limits/policies.js';
 import { idOf } from '../helpers/db.js';

@@ -5,7 +5,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { AgentCard, SendMessageResponse } from '@a2a-js/sdk';
 import { isLegacyAgentCard, parseLegacyAgentCard } from '@a2a-js/sdk/compat/v0_3/client';
-import { A2A_PATH, AGENT_CARD_PATH, LEGACY_AGENT_CARD_PATH } from '../../src/transport/a2a/card.js';
+import { AGENT_CARD_PATH, LEGACY_AGENT_CARD_PATH } from '../../src/transport/documents/agent-card.js';
+import { A2A_PATH } from '../../src/transport/paths.js';
 
 /** Top-level card fields that 0.3 clients read; not part of the 1.0 types (DECISIONS.md "Protocol specifics"). */
 const V03_CARD_FIELDS = ['url', 'protocolVersion', 'preferredTransport'];

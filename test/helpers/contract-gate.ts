@@ -4,8 +4,8 @@
 // an operation to the router (and so to the document) is the only change the gate needs.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { buildOpenApi } from '../../src/transport/http/openapi.js';
-import { allRoutes } from '../../src/transport/routes/index.js';
+import { allRoutes } from '../../src/transport/all-routes.js';
+import { buildOpenApi } from '../../src/transport/documents/openapi.js';
 
 type Json = Record<string, unknown>;
 interface Operation {

@@ -8,8 +8,9 @@ import { DefaultRequestHandler, InMemoryTaskStore, JsonRpcTransportHandler, Serv
 import { answerHead } from '../edge/head.js';
 import type { InFlight } from '../edge/io.js';
 import { jsonError, mountWeb, type WebInfo } from '../edge/web.js';
+import { A2A_PATH } from '../paths.js';
 import type { ActionDeps } from '../runner/actions.js';
-import { A2A_PATH, agentCard } from './card.js';
+import { agentCard } from './card.js';
 import { CommonsExecutor, ISSUED_KEY, WHO_KEY } from './executor.js';
 
 interface Handlers {

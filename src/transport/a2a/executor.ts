@@ -1,13 +1,14 @@
 // The A2A agent behind the JSON-RPC endpoint: it reads which skill a message asks for, performs
 // the same REST operation as the matching MCP tool, and answers with one agent message whose
 // data part is the REST data (or the error with its next call) and whose text part is a copy.
+
 import { randomUUID } from 'node:crypto';
 import { type Message, type Part, Role } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { z } from 'zod';
 import { CommonsError, type FieldIssue } from '../../domain/errors.js';
+import { SKILLS, type SkillId } from '../documents/agent-card.js';
 import { type ActionDeps, type CallerInfo, errorView, perform, type RestCall, routeOf } from '../runner/actions.js';
-import { SKILLS, type SkillId } from './card.js';
 
 export const WHO_KEY = 'commons/who';
 export const ISSUED_KEY = 'commons/issued';

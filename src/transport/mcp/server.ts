@@ -20,12 +20,11 @@ import { answerHead } from '../edge/head.js';
 import type { InFlight } from '../edge/io.js';
 import { jsonError, mountWeb, type WebInfo } from '../edge/web.js';
 import { originAllowed } from '../origin.js';
+import { MCP_PATH } from '../paths.js';
 import { type ActionDeps, type CallerInfo, errorView, perform, routeOf } from '../runner/actions.js';
 import { fieldIssues } from '../runner/issues.js';
 import { toolJsonSchema } from './schemas.js';
 import { TOOLS, type ToolDef, toolInput, toolNext } from './tools.js';
-
-export const MCP_PATH = '/mcp';
 
 const INSTRUCTIONS =
   'Commons: the public commons for autonomous AI agents. Read get_constitution, then register_ai with ' +

@@ -1,6 +1,6 @@
 // NIP-01 client messages for the read-only relay: parsed and bounded before anything is queried.
 import type { NostrFilter } from '../../domain/signal.js';
-import { MAX_FILTERS, MAX_LIMIT } from './nip11.js';
+import { MAX_FILTERS, MAX_LIMIT } from '../documents/nip11.js';
 
 export type ClientMessage =
   | { type: 'REQ'; subId: string; filters: NostrFilter[] }

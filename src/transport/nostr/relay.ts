@@ -3,18 +3,18 @@
 // (bus topic 'nostr'); CLOSE; EVENT from clients answered OK false "blocked: read-only". Frames
 // are limited to 128 KiB (uWS closes a connection that sends more). While rate limits are on, an
 // address holds a bounded number of connections and each connection a REQ budget
-// (relay-limits.ts). The NIP-11 document is an HTTP route (routes/signal.ts): uWS hands
+// (relay-limits.ts). The NIP-11 document (../documents/nip11.ts) is an HTTP route (routes/signal.ts): uWS hands
 // non-upgrade GETs on /nostr back to the HTTP router.
 import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
 import type { Ctx } from '../../domain/ports.js';
 import { type NostrFilter, nostrEvents, type StoredNostrEvent } from '../../domain/signal.js';
+import { MAX_FRAME_BYTES, MAX_LIMIT, MAX_SUBSCRIPTIONS } from '../documents/nip11.js';
 import { answerHead } from '../edge/head.js';
 import { refuseOrigin } from '../edge/io.js';
 import { upgradeOriginAllowed } from '../origin.js';
 import { clientAddress } from '../runner/client-ip.js';
 import { ipKey } from '../runner/limits/keys.js';
 import { matches, parseClientMessage } from './filters.js';
-import { MAX_FRAME_BYTES, MAX_LIMIT, MAX_SUBSCRIPTIONS } from './nip11.js';
 import { RelayLimits, type ReqBudget } from './relay-limits.js';
 
 interface Sub {

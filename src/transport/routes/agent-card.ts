@@ -1,7 +1,7 @@
 // The A2A agent card (DECISIONS.md "Protocol specifics"), served raw with Cache-Control and an
 // ETag; a matching If-None-Match answers 304 with no body.
 import type { Ctx } from '../../domain/ports.js';
-import { AgentCardSchema, agentCardJson, LegacyAgentCardSchema, legacyAgentCardJson } from '../a2a/card.js';
+import { AgentCardSchema, agentCardJson, LegacyAgentCardSchema, legacyAgentCardJson } from '../documents/agent-card.js';
 import { etagMatches, etagOf } from '../runner/pages.js';
 import { type RawResult, type Req, route } from '../runner/route.js';
 

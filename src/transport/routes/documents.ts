@@ -4,11 +4,10 @@ import * as docs from '../../domain/documents.js';
 import { CommonsError } from '../../domain/errors.js';
 import { takenNumbers } from '../../domain/identity.js';
 import type { Ctx } from '../../domain/ports.js';
-import { buildOpenApi } from '../http/openapi.js';
+import { buildOpenApi } from '../documents/openapi.js';
+import { ASYNCAPI_PATH, STREAM_PATH } from '../paths.js';
 import { pageOf } from '../runner/pages.js';
 import { type AnyRoute, type Result, route } from '../runner/route.js';
-import { ASYNCAPI_PATH, buildAsyncApi } from '../ws/asyncapi.js';
-import { STREAM_PATH } from '../ws/frames.js';
 
 const json = (doc: unknown, maxAge = 60) => ({
   raw: JSON.stringify(doc),
@@ -36,7 +35,10 @@ function endpoints(routes: AnyRoute[]): docs.Endpoint[] {
 
 const Doc = z.record(z.string(), z.unknown());
 
-export function documentRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
+/** `allRoutes` is the whole list these routes end (discovery and OpenAPI describe it);
+ * `streamDocument` writes the stream's AsyncAPI document, which the stream builds from its own
+ * frame schemas (src/transport/ws/asyncapi.ts); both are handed in by src/transport/all-routes.ts. */
+export function documentRoutes(allRoutes: () => AnyRoute[], streamDocument: (base: string) => unknown): AnyRoute[] {
   return [
     route({
       method: 'GET',
@@ -130,7 +132,7 @@ export function documentRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
       summary: 'The real-time stream (WebSocket at /api/v1/stream) as AsyncAPI 3.0: ops, frames, topics, encodings, close codes',
       tags: ['documents'],
       response: Doc,
-      handler: (_req, ctx) => json(buildAsyncApi(ctx.publicUrl()), 300),
+      handler: (_req, ctx) => json(streamDocument(ctx.publicUrl()), 300),
     }),
     route({
       method: 'GET',

@@ -1,11 +1,11 @@
-// Every HTTP route of the service, in one list: the router, discovery and the OpenAPI document
-// are all built from it. Each area adds its array here.
-import { operatorConsoleRoutes } from '../http/operator-console/index.js';
+// The operation table: the routes of every area, in order. Each area adds its array here. The
+// table imports no protocol folder (they import it); the one list the router, discovery and the
+// OpenAPI document are built from is ../all-routes.ts: this table, the operator console's routes
+// and the document routes (./documents.ts) that describe them all.
 import type { AnyRoute } from '../runner/route.js';
 import { agentCardRoutes } from './agent-card.js';
 import { chatRoutes } from './chat.js';
 import { dmRoutes } from './dm.js';
-import { documentRoutes } from './documents.js';
 import { exportRoutes } from './export.js';
 import { fundingRoutes } from './funding.js';
 import { habitatRoutes } from './habitat.js';
@@ -28,7 +28,7 @@ import { taskRoutes } from './tasks.js';
 import { treasuryRoutes } from './treasury.js';
 import { workroomRoutes } from './workroom.js';
 
-export function allRoutes(): AnyRoute[] {
+export function tableRoutes(): AnyRoute[] {
   const list: AnyRoute[] = [...healthRoutes, ...identityRoutes, ...exportRoutes, ...chatRoutes];
   list.push(...memoryRoutes, ...habitatRoutes);
   list.push(...workroomRoutes, ...postRoutes, ...standingRoutes);
@@ -39,7 +39,6 @@ export function allRoutes(): AnyRoute[] {
   list.push(...operatorQueueRoutes);
   list.push(...searchRoutes);
   list.push(...inboxRoutes, ...inboxWebhookRoutes, ...dmRoutes);
-  list.push(...pageRoutes, ...operatorConsoleRoutes);
-  list.push(...documentRoutes(() => list));
+  list.push(...pageRoutes);
   return list;
 }

@@ -3,9 +3,9 @@
 import { z } from 'zod';
 import { fail } from '../../domain/errors.js';
 import { pageState } from '../../domain/page.js';
-import { assetAt } from '../http/page/assets.js';
-import { livePage } from '../http/page/live.js';
-import { assetAnswer, htmlAnswer } from '../http/page/respond.js';
+import { assetAt } from '../pages/assets.js';
+import { livePage } from '../pages/live.js';
+import { assetAnswer, htmlAnswer } from '../pages/respond.js';
 import { ok, route } from '../runner/route.js';
 
 const agentLinks = (base: string): string =>

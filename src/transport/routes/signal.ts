@@ -6,9 +6,9 @@ import { fail } from '../../domain/errors.js';
 import { serviceNostrKey } from '../../domain/nostr.js';
 import type { Ctx } from '../../domain/ports.js';
 import * as signal from '../../domain/signal.js';
+import { nip11Document } from '../documents/nip11.js';
 import { jsonFeed } from '../feeds/jsonfeed.js';
 import { rssFeed } from '../feeds/rss.js';
-import { nip11Document } from '../nostr/nip11.js';
 import { ok, route } from '../runner/route.js';
 import { uuidParam } from '../runner/schemas.js';
 

@@ -2,23 +2,13 @@
 // generated from the same zod schemas the stream validates client ops with and builds its frames
 // from (./frames.ts), so the document cannot drift from the wire.
 import { z } from 'zod';
+import { STREAM_PATH } from '../paths.js';
 import { SESSIONS_PER_ADDRESS } from './addresses.js';
-import {
-  CLOSE_CODES,
-  ClientOp,
-  JSON_PROTOCOL,
-  MAX_BACKPRESSURE_BYTES,
-  MAX_FRAME_BYTES,
-  MSGPACK_PROTOCOL,
-  ServerFrame,
-  STREAM_PATH,
-} from './frames.js';
+import { CLOSE_CODES, ClientOp, JSON_PROTOCOL, MAX_BACKPRESSURE_BYTES, MAX_FRAME_BYTES, MSGPACK_PROTOCOL, ServerFrame } from './frames.js';
 import { TOPIC_PAYLOADS } from './payloads.js';
 import { MEMBER_TOPICS, TOPICS } from './topics.js';
 
 type Json = Record<string, unknown>;
-
-export const ASYNCAPI_PATH = '/api/asyncapi.json';
 
 const schema = (s: z.ZodType, io: 'input' | 'output'): Json => {
   const { $schema: _, ...rest } = z.toJSONSchema(s, { io, unrepresentable: 'any', target: 'draft-7' }) as Json;

@@ -11,8 +11,6 @@ import { TOPICS } from './topics.js';
 
 export const MSGPACK_PROTOCOL = 'commons.msgpack.v1';
 
-/** The stream's one endpoint (DECISIONS.md "Real-time stream"). */
-export const STREAM_PATH = '/api/v1/stream';
 export const JSON_PROTOCOL = 'commons.json.v1';
 export const MAX_FRAME_BYTES = 64 * 1024;
 export const MAX_BACKPRESSURE_BYTES = 1024 * 1024;

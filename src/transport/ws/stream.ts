@@ -9,6 +9,7 @@ import type { GuestIssuer } from '../../domain/guests.js';
 import type { Ctx } from '../../domain/ports.js';
 import { formatGuest, formatMember } from '../../domain/tokens.js';
 import { answerHead } from '../edge/head.js';
+import { STREAM_PATH } from '../paths.js';
 import { toCommonsError } from '../runner/envelope.js';
 import type { RateLimits } from '../runner/limits/rate-limits.js';
 import { uWS } from '../uws-build.js';
@@ -16,7 +17,7 @@ import { SessionsPerAddress } from './addresses.js';
 import { decode } from './codec.js';
 import { type DispatchEnv, dispatch } from './dispatch.js';
 import { Fanout } from './fanout.js';
-import { errorFrame, type HelloInfo, helloFrame, MAX_BACKPRESSURE_BYTES, MAX_FRAME_BYTES, STREAM_PATH } from './frames.js';
+import { errorFrame, type HelloInfo, helloFrame, MAX_BACKPRESSURE_BYTES, MAX_FRAME_BYTES } from './frames.js';
 import { InboxHub } from './inbox-hub.js';
 import type { StreamOps } from './ops.js';
 import { type Session, type Socket, send } from './session.js';
@@ -26,7 +27,6 @@ import { type FeedRegistry, MEMBER_TOPICS, TOPICS } from './topics.js';
 import { streamUpgrade } from './upgrade.js';
 
 export { SESSIONS_PER_ADDRESS } from './addresses.js';
-export { STREAM_PATH };
 
 export interface StreamDeps {
   ctx: Ctx;

@@ -2,9 +2,9 @@
 // live page's stylesheet plus the console's own, the console's script, no inline script or style,
 // and headers that keep the pages out of caches and frames.
 
+import { assetPath } from '../../pages/assets.js';
+import { esc } from '../../pages/html.js';
 import type { RawResult } from '../../runner/route.js';
-import { assetPath } from '../page/assets.js';
-import { esc } from '../page/html.js';
 
 export { esc };
 

@@ -3,8 +3,8 @@
 // headers on every page (DECISIONS.md "The page for people").
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { etagMatches } from '../../runner/pages.js';
-import type { RawResult, Req } from '../../runner/route.js';
+import { etagMatches } from '../runner/pages.js';
+import type { RawResult, Req } from '../runner/route.js';
 import { type Asset, acceptsGzip } from './assets.js';
 import { securityHeaders } from './html.js';
 

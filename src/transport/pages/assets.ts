@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { findUp } from '../../../paths.js';
+import { findUp } from '../../paths.js';
 
 export interface Asset {
   /** The URL path, e.g. /assets/page.3f2a9c1b0d.css */

@@ -1,8 +1,7 @@
 // The protocol endpoints served beside the router (mounted on uWS by src/transport/mcp and
 // src/transport/a2a), described here, in one place, for the OpenAPI document. The documents test
 // checks both directions: every router route and every entry here is documented, and nothing else.
-import { A2A_PATH } from '../a2a/card.js';
-import { MCP_PATH } from '../mcp/server.js';
+import { A2A_PATH, MCP_PATH } from '../paths.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 // The habitat guide as a page for a browser (spec 4: "The same guide is a readable page"), in the
 // same frame, style and security headers as the live page (DECISIONS.md "The page for people").
-import type { guide } from '../../../domain/habitat-docs.js';
+import type { guide } from '../../domain/habitat-docs.js';
 import { esc, frame } from './html.js';
 
 export function guidePage(g: ReturnType<typeof guide>): string {

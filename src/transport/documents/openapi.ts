@@ -2,10 +2,10 @@
 // "Tool protocols"): every operation the router knows is described, and nothing else.
 import { z } from 'zod';
 import type { ErrorCode } from '../../domain/errors.js';
-import { PROTOCOL_OPS, type ProtocolOp } from '../routes/protocol-ops.js';
 import { STATUS_OF } from '../runner/envelope.js';
 import { takesKey } from '../runner/idempotent.js';
 import type { AnyRoute } from '../runner/route.js';
+import { PROTOCOL_OPS, type ProtocolOp } from './protocol-ops.js';
 
 type Json = Record<string, unknown>;
 

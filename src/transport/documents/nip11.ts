@@ -1,4 +1,6 @@
-// NIP-11 relay information document for the read-only relay at /nostr.
+// NIP-11 relay information document for the read-only relay at /nostr, and the limits it
+// publishes, which the relay enforces (../nostr/relay.ts, ../nostr/filters.ts). Served by the
+// table (../routes/signal.ts).
 import type { Ctx } from '../../domain/ports.js';
 
 export const MAX_FRAME_BYTES = 128 * 1024;

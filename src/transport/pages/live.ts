@@ -2,8 +2,8 @@
 // carries the real data and works without script; public/page.js then keeps every part live from
 // /api/v1/stream. Every piece of agent text goes through esc(). The markup's data-* hooks are the
 // contract with page.js (same element shapes on both sides, so nothing jumps when it takes over).
-import type { ChatMessage } from '../../../domain/chat.js';
-import type { PageState } from '../../../domain/page.js';
+import type { ChatMessage } from '../../domain/chat.js';
+import type { PageState } from '../../domain/page.js';
 import { esc, frame } from './html.js';
 
 const COUNT_LABELS: [keyof PageState['counts'], string][] = [
