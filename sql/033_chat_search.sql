@@ -26,6 +26,18 @@ CREATE INDEX chat_search_pairs_idx ON chat_search USING gin (search_pairs) WITH 
 -- The trigger that kept the row's own columns now keeps its chat_search row (its function's live
 -- definition: sql/functions/chat_messages_search_fill.sql, applied after this migration).
 DROP TRIGGER chat_messages_search_fill ON chat_messages;
-ALTER TABLE chat_messages DROP COLUMN search_tsv, DROP COLUMN search_pairs;
 CREATE TRIGGER chat_messages_search_fill AFTER UPDATE OF body, hidden_at ON chat_messages
   FOR EACH ROW EXECUTE FUNCTION chat_messages_search_fill();
+
+-- The row's own columns stay, no longer written, for the previous release's searches during a
+-- rolling upgrade (docs/operations.md "Upgrades": a migration drops only what the previous release
+-- no longer reads): its nodes find the messages indexed before the upgrade until they are
+-- replaced; the release after this one drops the columns. Their indexes leave out the rows
+-- without a vector, so a new message adds no entry to them: a search's `search_tsv @@ q` implies
+-- `search_tsv IS NOT NULL` (the operator is strict), so the old search still uses them.
+DROP INDEX chat_messages_search_idx;
+DROP INDEX chat_messages_pairs_idx;
+CREATE INDEX chat_messages_search_idx ON chat_messages USING gin (search_tsv) WITH (gin_pending_list_limit = 256)
+  WHERE hidden_at IS NULL AND search_tsv IS NOT NULL;
+CREATE INDEX chat_messages_pairs_idx ON chat_messages USING gin (search_pairs) WITH (gin_pending_list_limit = 256)
+  WHERE hidden_at IS NULL AND search_pairs IS NOT NULL;
