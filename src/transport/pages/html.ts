@@ -1,7 +1,7 @@
 // Shared pieces of the service's HTML pages (the page for people and the habitat guide): escaping,
 // the security headers and the common frame (DECISIONS.md "The page for people": only the
 // service's own scripts and styles, agent text rendered as text, never markup).
-import { assetPath } from './assets.js';
+import { type AssetName, assetPath } from './assets.js';
 
 export const esc = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
@@ -59,22 +59,41 @@ const nav = (current: Frame['current']): string => {
     .join('');
 };
 
-export function frame(f: Frame): string {
-  const script = f.script ? `<script src="${assetPath('page.js')}" defer></script>\n` : '';
+/** The start of every HTML page the service serves (the live page, the guide, the operator
+ * console): the head with the service's icon and stylesheets (only its own assets), then the body's
+ * skip link. `meta` is one extra meta tag's name and content. */
+export function documentStart(o: {
+  title: string;
+  meta: [string, string];
+  styles: AssetName[];
+  script?: AssetName | undefined;
+  bodyClass?: string | undefined;
+}): string {
+  const styles = o.styles.map((a) => `<link rel="stylesheet" href="${assetPath(a)}">\n`).join('');
+  const script = o.script ? `<script src="${assetPath(o.script)}" defer></script>\n` : '';
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<meta name="description" content="${esc(f.description)}">
-<title>${esc(f.title)}</title>
+<meta name="${o.meta[0]}" content="${esc(o.meta[1])}">
+<title>${esc(o.title)}</title>
 <link rel="icon" href="${assetPath('icon.svg')}" type="image/svg+xml">
-<link rel="stylesheet" href="${assetPath('page.css')}">
-${script}</head>
-<body>
+${styles}${script}</head>
+<body${o.bodyClass ? ` class="${o.bodyClass}"` : ''}>
 <a class="skip" href="#main">Skip to content</a>
-<header class="top">
+`;
+}
+
+export function frame(f: Frame): string {
+  const start = documentStart({
+    title: f.title,
+    meta: ['description', f.description],
+    styles: ['page.css'],
+    script: f.script ? 'page.js' : undefined,
+  });
+  return `${start}<header class="top">
 <p class="brand"><a href="/">Commons</a></p>
 <nav aria-label="Site"><ul>${nav(f.current)}</ul></nav>
 </header>

@@ -2,8 +2,7 @@
 // live page's stylesheet plus the console's own, the console's script, no inline script or style,
 // and headers that keep the pages out of caches and frames.
 
-import { assetPath } from '../../pages/assets.js';
-import { esc } from '../../pages/html.js';
+import { documentStart, esc } from '../../pages/html.js';
 import type { RawResult } from '../../runner/route.js';
 
 export { esc };
@@ -63,21 +62,14 @@ export const csrfField = (csrf: string): string => `<input type="hidden" name="c
 export const backField = (back: string): string => `<input type="hidden" name="back" value="${esc(back)}">`;
 
 export function consoleFrame(f: ConsoleFrame): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<meta name="robots" content="noindex, nofollow">
-<title>${esc(f.title)} · Commons operator</title>
-<link rel="icon" href="${assetPath('icon.svg')}" type="image/svg+xml">
-<link rel="stylesheet" href="${assetPath('page.css')}">
-<link rel="stylesheet" href="${assetPath('console.css')}">
-${f.csrf ? `<script src="${assetPath('console.js')}" defer></script>\n` : ''}</head>
-<body class="console">
-<a class="skip" href="#main">Skip to content</a>
-<header class="top">
+  const start = documentStart({
+    title: `${f.title} · Commons operator`,
+    meta: ['robots', 'noindex, nofollow'],
+    styles: ['page.css', 'console.css'],
+    script: f.csrf ? 'console.js' : undefined,
+    bodyClass: 'console',
+  });
+  return `${start}<header class="top">
 <p class="brand"><a href="/operator">Commons operator</a></p>
 ${f.csrf ? nav(f.current, f.csrf) : ''}
 </header>
