@@ -30,7 +30,8 @@ export interface WriteOptions {
 /** POST /api/v1/chat on the embedded default before group commit (issue 13's table). */
 export const EMBEDDED_BEFORE_RPS = 193;
 
-const BODY = JSON.stringify({ body: 'a benchmark message of ordinary length, about as long as a short chat line' });
+/** The chat post every write scenario sends (also bench/write-profile.ts). */
+export const BODY = JSON.stringify({ body: 'a benchmark message of ordinary length, about as long as a short chat line' });
 
 interface Running {
   name: string;

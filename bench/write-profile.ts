@@ -14,11 +14,13 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
+import { BODY } from './http-write.js';
 import { ensureWrk, runWrk, type WrkResult } from './lib/http-wrk.js';
 import { argValue, benchDatabaseUrl, type Proc, startCommons, startRole, table } from './lib/procs.js';
 import { register } from './lib/task-moves.js';
 
-const BODY = JSON.stringify({ body: 'a benchmark message of ordinary length, about as long as a short chat line' });
+/** perf's sampling rate: each sample is 1/HZ s of one CPU. */
+const HZ = 999;
 
 export interface ProcessShare {
   process: string;
@@ -78,7 +80,7 @@ async function profile(
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'commons-perf-'));
   const data = join(dir, 'perf.data');
-  const perf = spawn('perf', ['record', '-a', '-F', '999', '-e', 'cpu-clock', '-o', data, '--', 'sleep', String(o.seconds + 1)], {
+  const perf = spawn('perf', ['record', '-a', '-F', String(HZ), '-e', 'cpu-clock', '-o', data, '--', 'sleep', String(o.seconds + 1)], {
     stdio: 'ignore',
   });
   const r: WrkResult = await runWrk({
@@ -109,13 +111,12 @@ async function profile(
     .filter(([k]) => k !== 'idle')
     .sort((a, b) => b[1].n - a[1].n)
     .map(([process, e]) => {
-      // Each sample is 1/999 s of one CPU.
-      const cores = e.n / 999 / window;
+      const cores = e.n / HZ / window;
       return {
         process,
         cores: Number(cores.toFixed(2)),
         kernel_share: Number((e.kernel / e.n).toFixed(2)),
-        us_per_post: Number(((1e6 * e.n) / 999 / posts).toFixed(1)),
+        us_per_post: Number(((1e6 * e.n) / HZ / posts).toFixed(1)),
         top: [...e.syms]
           .sort((a, b) => b[1] - a[1])
           .slice(0, 6)
