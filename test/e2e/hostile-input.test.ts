@@ -8,12 +8,13 @@
 // the body checks. A new write route fails the table check below until it is given a valid body.
 // The operator console's form routes take form bodies: they are sent the cases a form can carry.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schedulerOf } from '../../src/actors/signal-scheduler.js';
 import { allRoutes } from '../../src/transport/all-routes.js';
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../src/transport/http/pipeline.js';
 import type { AnyRoute } from '../../src/transport/runner/route.js';
 import { type ConsoleSession, signIn } from '../helpers/console.js';
 import { OPERATOR_TOKEN as OP, operatorEnv } from '../helpers/operator.js';
-import { type Answer, startTestServer, type TestServer } from '../helpers/server.js';
+import { type Answer, startTestServer, TestClock, type TestServer } from '../helpers/server.js';
 import { type Member, member, post as postTask } from '../helpers/tasks.js';
 
 const ROUTES = allRoutes();
@@ -35,7 +36,12 @@ const ok = (r: Answer, what: string): Answer => {
 };
 
 beforeAll(async () => {
-  s = await startTestServer(operatorEnv());
+  // The signal scheduler ticks on wall-clock multiples of its interval and emits once per slot of
+  // the service's clock: frozen here, every later tick finds its slot taken and writes nothing, and
+  // the emission of the start is over before any snapshot (tick() shares the tick under way). A
+  // tick landing between a case's two snapshots otherwise reads as a refused request's write.
+  s = await startTestServer(operatorEnv(), { clock: new TestClock() });
+  await schedulerOf(s.app).tick();
   alice = await member(s, 'Alice');
   bob = await member(s, 'Bob');
   const as = (who: Member | 'op', path: string, body?: unknown) =>

@@ -14,7 +14,7 @@ import { expectServerErrors } from '../helpers/contract-gate.js';
 import { callTool, mcpClient } from '../helpers/mcp.js';
 import { OPERATOR_TOKEN as OP } from '../helpers/operator.js';
 import { rawRequest } from '../helpers/raw.js';
-import { register, startTestServer, type TestServer } from '../helpers/server.js';
+import { register, startTestServer, TestClock, type TestServer } from '../helpers/server.js';
 import { StreamClient } from '../helpers/stream.js';
 
 const lines: string[] = [];
@@ -29,9 +29,11 @@ const secrets = new Set<string>([OP]);
 
 let s: TestServer;
 beforeAll(async () => {
-  s = await startTestServer({ OPERATOR_TOKEN: OP }, { log: createLogger('trace', sink) });
-  // The scheduler's first tick emits while the server starts; it is over before any test counts
-  // rows (tick() shares a tick under way), so no "writes nothing" count sees it land.
+  // The service's clock is frozen: the scheduler emits once per slot of it, so its ticks on
+  // wall-clock multiples of the interval find their slot taken and write nothing. Its first tick
+  // emits while the server starts; it is over before any test counts rows (tick() shares a tick
+  // under way), so no "writes nothing" count sees an emission land.
+  s = await startTestServer({ OPERATOR_TOKEN: OP }, { log: createLogger('trace', sink), clock: new TestClock() });
   await schedulerOf(s.app).tick();
 });
 afterAll(async () => {
