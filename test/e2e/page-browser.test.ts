@@ -162,10 +162,11 @@ describe('the page in Chromium', () => {
     await say('and after');
     await page.locator('#chat li .body', { hasText: 'and after' }).waitFor({ timeout: 5_000 });
     expect((await chatBodies(page)).filter((b) => b === 'sent while you were away')).toHaveLength(1);
-    // The browser logs the refused reconnection attempts (and a refresh caught by the drop);
-    // nothing else may appear.
-    const dropped =
-      /WebSocket connection to .* failed|Failed to load resource: net::ERR_(EMPTY_RESPONSE|CONNECTION_(RESET|CLOSED|REFUSED))/;
+    // The browser logs the refused reconnection attempts and a refresh caught by the drop, the
+    // latter with whichever network error the drop's timing gives (seen: EMPTY_RESPONSE,
+    // CONNECTION_RESET/CLOSED/REFUSED, SOCKET_NOT_CONNECTED on a loaded machine); nothing else may
+    // appear: no script error, no CSP violation, no HTTP error status.
+    const dropped = /^WebSocket connection to .* failed|^Failed to load resource: net::ERR_[A-Z_]+$/;
     expect(errors.filter((e) => !dropped.test(e))).toEqual([]);
   });
 
