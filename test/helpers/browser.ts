@@ -5,13 +5,16 @@ import { mkdirSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { CHROMIUM_PATH, chromiumMissing, FIX_CHROMIUM } from './chromium.js';
 
 export const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts');
 
 export function launchChromium(): Promise<Browser> {
+  // The browser group's global setup installs it when it can (chromium-setup.ts); else this line says how.
+  if (chromiumMissing()) throw new Error(`Chromium is not installed at ${CHROMIUM_PATH}; run: ${FIX_CHROMIUM}`);
   mkdirSync(ARTIFACTS, { recursive: true });
   return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath: CHROMIUM_PATH,
     args: [
       '--headless',
       '--no-sandbox',

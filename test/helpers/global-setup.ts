@@ -1,6 +1,8 @@
-// Prepares a migrated PGlite template once per run (a fresh PGlite directory takes seconds to
-// initialise; copying a template takes milliseconds), and checks that the real servers named in
-// DATABASE_URL / REDIS_URL answer: a configured real path is never skipped silently.
+// Once per run, before any test file: prepares a migrated PGlite template (a fresh PGlite
+// directory takes seconds to initialise; copying a template takes milliseconds), builds the
+// contract gate's documents and validators (gate-build.ts) for every file to load, and checks
+// that the real servers named in DATABASE_URL / REDIS_URL answer: a configured real path is never
+// skipped silently.
 
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -8,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
+import type { TestProject } from 'vitest/node';
 import { openStore } from '../../src/store/db.js';
 import { functionsChecksum, listFunctions, migrate, SQL_DIR } from '../../src/store/migrate.js';
 
@@ -18,7 +21,10 @@ export function templateDir(): string {
   return join(tmpdir(), `commons-pglite-template-${h.digest('hex').slice(0, 16)}`);
 }
 
-export default async function setup(): Promise<void> {
+export default async function setup(project: TestProject): Promise<void> {
+  // Imported here, not at the top: files that import templateDir() need none of the gate's build.
+  const { buildGate } = await import('./gate-build.js');
+  project.provide('gateIndex', buildGate());
   const dir = templateDir();
   if (!existsSync(join(dir, 'pg', 'PG_VERSION'))) {
     const work = `${dir}.${process.pid}`;

@@ -3,43 +3,22 @@
 // JSON Schema validator, as the contract gate checks HTTP answers against the OpenAPI document.
 // The document is built from the same schemas the server serves it from; test/helpers/stream.ts
 // hands every frame here, and gate-setup.ts fails the test that received a frame breaking it.
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
-import { buildAsyncApi } from '../../src/transport/ws/asyncapi.js';
+import { gate, type Validate } from './gate-store.js';
 
 type Json = Record<string, unknown>;
 
-const doc = buildAsyncApi('http://gate.invalid') as { channels: { stream: { messages: Record<string, { payload: Json }> } } };
-// AsyncAPI 3.0's default schema format is a superset of JSON Schema draft-07.
-const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true });
-// ajv-formats is published as CommonJS with a default export.
-const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
-(addFormats as unknown as (a: Ajv) => void)(ajv);
-
-const compiled = new Map<string, ValidateFunction>();
-function validatorFor(op: string): ValidateFunction | undefined {
-  const message = doc.channels.stream.messages[`server_${op}`];
-  if (!message) return undefined;
-  let v = compiled.get(op);
-  if (!v) {
-    v = ajv.compile(message.payload);
-    compiled.set(op, v);
-  }
-  return v;
+/** The server message's validator for this op (compiled once per run by global setup, gate-build.ts). */
+function validatorFor(op: string): Validate | undefined {
+  const { index, stream } = gate();
+  const name = index.stream.messages[op];
+  return name === undefined ? undefined : stream[name];
 }
 
-const branches = new Map<string, ValidateFunction>();
 /** The event message's branch for this frame: its topic's, or the too-large stand-in. */
-function branchFor(topic: string, frame: Json): ValidateFunction | undefined {
-  const title = frame.too_large === true ? 'event too large' : `event on ${topic}`;
-  const branch = (doc.channels.stream.messages.server_event?.payload.oneOf as Json[] | undefined)?.find((b) => b.title === title);
-  if (!branch) return undefined;
-  let v = branches.get(title);
-  if (!v) {
-    v = ajv.compile(branch);
-    branches.set(title, v);
-  }
-  return v;
+function branchFor(topic: string, frame: Json): Validate | undefined {
+  const { index, stream } = gate();
+  const name = index.stream.eventBranches[frame.too_large === true ? 'event too large' : `event on ${topic}`];
+  return name === undefined ? undefined : stream[name];
 }
 
 const violations: string[] = [];
