@@ -23,6 +23,15 @@ const list = z
       .filter((s) => s.length > 0),
   );
 
+/** A non-negative decimal amount with at most `places` decimals (wei: 18, satoshi: 8), kept as
+ * written; unset or empty is `fallback`. */
+const decimal = (places: number, fallback: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? fallback : v.trim()))
+    .pipe(z.string().regex(new RegExp(`^\\d{1,30}(\\.\\d{1,${places}})?$`), `a decimal amount with at most ${places} decimals, e.g. 0.001`));
+
 /** The shortest operator token the service starts with. */
 export const OPERATOR_TOKEN_MIN = 32;
 
@@ -76,6 +85,11 @@ const EnvSchema = z.object({
   BTC_MIN_CONFIRMATIONS: z.coerce.number().int().nonnegative().default(2),
   TREASURY_ETH_ADDRESS: optionalString,
   TREASURY_BTC_ADDRESS: optionalString,
+  // DECISIONS.md "Scores and badges", value before points: the least verified amount, in the
+  // asset's own unit, that earns the 300 treasury_support points and counts as a campaign's
+  // contribution (a smaller deposit still verifies and adds its exact amount).
+  TREASURY_SUPPORT_MIN_ETH: decimal(18, '0.001'),
+  TREASURY_SUPPORT_MIN_BTC: decimal(8, '0.00005'),
   // At least 32 characters (docs/security.md "The operator token"): the operator API and /metrics
   // open to it, and a short one can be guessed from many addresses.
   OPERATOR_TOKEN: optionalString.refine((v) => v === undefined || v.length >= OPERATOR_TOKEN_MIN, {
@@ -132,7 +146,12 @@ export interface Config {
   nostrRelay: { connectionsPerAddress: number; reqBurst: number; reqsPerMinute: number };
   eth: { rpcUrl: string | undefined; chainId: number; minConfirmations: number };
   btc: { esploraUrl: string | undefined; minConfirmations: number };
-  treasury: { eth: string | undefined; btc: string | undefined };
+  treasury: {
+    eth: string | undefined;
+    btc: string | undefined;
+    /** The least verified amount that earns treasury support points, as decimal text (TREASURY_SUPPORT_MIN_*). */
+    supportMin: { ETH: string; BTC: string };
+  };
   operatorToken: string | undefined;
   rateLimits: boolean;
   /** Overrides of the default limits, "name=points/seconds,..." (src/transport/runner/limits/). */
@@ -224,7 +243,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     eth: { rpcUrl: e.ETH_RPC_URL, chainId: e.ETH_CHAIN_ID, minConfirmations: e.ETH_MIN_CONFIRMATIONS },
     btc: { esploraUrl: e.BTC_ESPLORA_URL, minConfirmations: e.BTC_MIN_CONFIRMATIONS },
-    treasury: { eth: e.TREASURY_ETH_ADDRESS, btc: e.TREASURY_BTC_ADDRESS },
+    treasury: {
+      eth: e.TREASURY_ETH_ADDRESS,
+      btc: e.TREASURY_BTC_ADDRESS,
+      supportMin: { ETH: e.TREASURY_SUPPORT_MIN_ETH, BTC: e.TREASURY_SUPPORT_MIN_BTC },
+    },
     operatorToken: e.OPERATOR_TOKEN,
     rateLimits: e.RATE_LIMITS === 'on',
     rateLimitPolicy: e.RATE_LIMIT_POLICY,

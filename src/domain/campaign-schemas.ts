@@ -17,7 +17,13 @@ export const CampaignSchema = z.object({
   raised_verified: Amount.describe('the exact sum of verified deposits reported for it (beyond the target too)'),
   remaining_amount: Amount.describe('what the target still lacks; "0" once reached'),
   percent: z.number().int().min(0).max(100).describe('raised_verified as a whole percent of the target, rounded down, at most 100'),
-  contributions: z.number().int().describe('verified deposits counted'),
+  contributions: z
+    .number()
+    .int()
+    .describe('verified deposits counted: those of at least minimum_contribution (a smaller one adds its amount to raised_verified only)'),
+  minimum_contribution: Amount.describe(
+    'the least verified amount that counts as a contribution and earns treasury_support points (TREASURY_SUPPORT_MIN_ETH / _BTC)',
+  ),
   pending_contributions: z.number().int().describe('deposits reported for it and not verified yet: never counted until verified'),
   state: z.enum(CAMPAIGN_STATES),
   send_to: z.string(),

@@ -15,6 +15,7 @@ import { UNTRUSTED } from './caller.js';
 import { fail } from './errors.js';
 import { addItems, announce, excerpt, link, type OwnedItem } from './inbox.js';
 import type { Ctx } from './ports.js';
+import { countsAsSupport, supportMinimums } from './support-minimum.js';
 import { formatMember } from './tokens.js';
 import { walletsOf } from './wallets.js';
 
@@ -25,10 +26,11 @@ export const MAX_OPEN_CAMPAIGNS = 3;
 /** The furthest ends_at may lie after opening. */
 export const MAX_CAMPAIGN_DAYS = 90;
 
-/** The rules, as the treasury document and discovery state them. */
-export const CAMPAIGN_RULES = [
-  `A member opens a campaign with title, purpose, asset (ETH or BTC), target_amount and an optional ends_at at most ${MAX_CAMPAIGN_DAYS} days ahead; at most ${MAX_OPEN_CAMPAIGNS} open campaigns per member.`,
+/** The rules, as the treasury document states them (the minimum comes from configuration). */
+export const campaignRules = (min: Record<Asset, string>) => [
+  `A member opens a campaign with title, purpose, asset (ETH or BTC), target_amount and an optional ends_at at most ${MAX_CAMPAIGN_DAYS} days ahead; at most ${MAX_OPEN_CAMPAIGNS} open campaigns per member. Opening gives ${CAMPAIGN_POINTS} points, taken back when the opener closes it before it has a counted contribution.`,
   'A deposit counts toward a campaign when it is reported with campaign_id (the campaign open, of the same asset) and then verified on chain: its exact on-chain amount, never a claim.',
+  `A verified deposit below the minimum contribution (${min.ETH} ETH, ${min.BTC} BTC: minimum_contribution) adds its exact amount to raised_verified but is not counted among contributions.`,
   'Reported but unverified deposits are shown apart as pending_contributions and never counted.',
   'A campaign is funded the moment verified deposits reach its target (more stays counted), ended at its ends_at, or closed by its opener or the operator; a finished campaign takes no new reports.',
   'A deposit reported while the campaign was open and verified after it finished still counts toward raised_verified; the state does not change.',
@@ -58,6 +60,7 @@ export function campaignView(ctx: Ctx, r: store.CampaignRow) {
     /** Verified share of the target, 0..100, rounded down (raised beyond the target stays counted). */
     percent: Number(raised >= target ? 100n : (raised * 100n) / target),
     contributions: r.contributions,
+    minimum_contribution: supportMinimums(ctx.config)[r.asset],
     pending_contributions: r.pending,
     state: r.state,
     send_to: walletsOf(ctx.config)[r.asset].address ?? 'not_configured',
@@ -184,16 +187,33 @@ export async function countContribution(ctx: Ctx, tx: Tx, d: DepositRow): Promis
   const reaches = BigInt(row.raised_base) + amount >= BigInt(row.target_base);
   const funded = reaches ? campaignNext(from, { type: 'FUNDED' }) : null;
   const state = funded ?? campaignNext(from, { type: 'CONTRIBUTE' }) ?? from;
+  // Below the support minimum the amount adds up but is no contribution (DECISIONS.md "Scores and
+  // badges": value before points), so dust cannot make a campaign look supported.
+  const counted = countsAsSupport(ctx.config, d.asset, amount);
+  if (!counted && amount === 0n && !ended && !funded) return null;
   const after = await store.updateCampaign(tx, row.id, {
     state,
     addBase: amount,
-    addContributions: 1,
+    addContributions: counted ? 1 : 0,
     finishedAt: ended ? row.ends_at : funded ? at : null,
     closedBy: null,
   });
   const move = ended ? 'ended' : funded ? 'funded' : null;
+  if (move) await withdrawIfUnsupported(tx, after);
   const items = move ? await noteMove(ctx, tx, after, move) : [];
   return { kind: move ? `campaign_${move}` : 'campaign_contribution', view: campaignView(ctx, after), items, hidden: after.hidden };
+}
+
+/**
+ * Points a member can take back by undoing what earned them are taken back (DECISIONS.md "Scores
+ * and badges"): a campaign that finishes (closed, ended, or funded by amounts below the minimum)
+ * with no counted contribution gives its opening points back, in the transaction of that move,
+ * so opening and closing cannot mint score. A finishing move happens once per campaign (the
+ * machine's finished states are final); a unique index on the ref backs that up (sql/034).
+ */
+async function withdrawIfUnsupported(tx: Tx, after: store.CampaignRow): Promise<void> {
+  if (after.state === 'open' || after.contributions > 0) return;
+  await addPoints(tx, { identityId: after.opened_by }, 'funding_campaign_withdrawn', -CAMPAIGN_POINTS, `campaign:${after.id}`);
 }
 
 /** An open campaign whose ends_at has passed (the deadline pass ends it within seconds). */
@@ -209,7 +229,7 @@ export async function publishChange(ctx: Ctx, change: CampaignChange | null): Pr
 
 async function publish(ctx: Ctx, kind: string, view: CampaignView): Promise<void> {
   try {
-    await ctx.bus.publish({ topic: 'treasury', id: `${view.id}:${kind}:${view.contributions}`, data: { kind, campaign: view } });
+    await ctx.bus.publish({ topic: 'treasury', id: `${view.id}:${kind}:${view.contributions}:${view.raised_verified}`, data: { kind, campaign: view } });
   } catch (err) {
     ctx.log.warn({ err }, 'campaigns: publishing to the bus failed');
   }
@@ -243,6 +263,7 @@ export async function closeCampaign(
       finishedAt: ctx.clock.now(),
       closedBy,
     });
+    await withdrawIfUnsupported(tx, after);
     await audit?.(tx, row);
     // The opener hears of a close it did not make itself (as task items never go to the mover).
     const items = 'member' in by ? [] : await noteMove(ctx, tx, after, 'closed');
@@ -285,6 +306,7 @@ export async function endDueCampaigns(ctx: Ctx, max = 200): Promise<number> {
         finishedAt: row.ends_at ?? ctx.clock.now(),
         closedBy: null,
       });
+      await withdrawIfUnsupported(tx, after);
       const items = await noteMove(ctx, tx, after, 'ended');
       return { kind: 'campaign_ended', view: campaignView(ctx, after), items, hidden: after.hidden };
     });

@@ -40,9 +40,13 @@ export async function earnDocument(ctx: Ctx) {
       {
         event: 'treasury_support',
         points: 300,
-        how: 'The first verified deposit credited to you (on_behalf_of) whose sender signed for your number (sender_signature); amounts are kept exactly per asset in your standing, with or without that proof.',
+        how: `The first verified deposit credited to you (on_behalf_of) whose sender signed for your number (sender_signature) and whose amount is at least ${treasury.support_minimum.ETH} ETH or ${treasury.support_minimum.BTC} BTC (support_minimum); amounts are kept exactly per asset in your standing, with or without that proof, smaller ones too.`,
       },
-      { event: 'funding_campaign', points: CAMPAIGN_POINTS, how: 'Open a fundraising campaign.' },
+      {
+        event: 'funding_campaign',
+        points: CAMPAIGN_POINTS,
+        how: 'Open a fundraising campaign. A campaign that finishes (closed by you, ended or funded) before it has a counted contribution gives them back.',
+      },
       { event: 'chat_message', points: 1, how: 'Take part in the open chat.' },
       { event: 'post', points: 3, how: 'Write a commons post.' },
       { event: 'comment', points: 1, how: 'Comment on a post.' },
@@ -53,7 +57,7 @@ export async function earnDocument(ctx: Ctx) {
       { event: 'bug_report', points: 10, how: 'A reproducible bug report; 30 with fix_code.' },
     ],
     reward_note:
-      'Standing is activity points and badges, never money. A verified contribution counts once for 300 points on the first verified deposit credited to an identity; larger or repeated deposits raise the exact amounts shown in standing, not the score, so money cannot buy rank. Credits are not money and give no claim on the treasury.',
+      'Standing is activity points and badges, never money. A verified contribution counts once for 300 points on the first verified deposit of at least the support_minimum credited to an identity; larger or repeated deposits raise the exact amounts shown in standing, not the score, so money cannot buy rank, and dust cannot either. Credits are not money and give no claim on the treasury.',
     forbidden: [
       'proceeds of crime',
       'anonymous mixing or tumbling',

@@ -6,8 +6,10 @@
 import { verifiedTotals } from '../store/deposits.js';
 import { listGoals, openCampaigns } from '../store/funding.js';
 import { ASSETS, type Asset, asNumber, formatAmount } from './amounts.js';
-import { CAMPAIGN_RULES, campaignView } from './campaigns.js';
+import { campaignRules, campaignView } from './campaigns.js';
 import type { Ctx } from './ports.js';
+import { POINTS } from './scores.js';
+import { supportMinimums } from './support-minimum.js';
 import { CUSTODY_TYPE, walletsOf } from './wallets.js';
 
 /** Open campaigns the document lists (the rest are paged at /funding/campaigns). */
@@ -15,7 +17,7 @@ const TREASURY_CAMPAIGNS = 10;
 
 const zero = (): Record<Asset, bigint> => ({ ETH: 0n, BTC: 0n });
 
-export const CONTRIBUTION_RULES = [
+export const contributionRules = (min: Record<Asset, string>) => [
   'Lawful funds only: no proceeds of crime, no anonymous mixing, no fraud or market manipulation.',
   'Never send, and never be asked for, a private key or recovery phrase. The service holds none.',
   'A deposit counts only once it is verified on chain: the transaction exists, pays the treasury address on the right chain, succeeded, and has enough confirmations.',
@@ -23,6 +25,7 @@ export const CONTRIBUTION_RULES = [
   'Each transaction hash is accepted once. A deposit not verified within 24 hours is rejected.',
   'Contributions give standing, not credits, money or any claim on the treasury.',
   "The 300 treasury_support points need proof from the sender: a signature over commons-deposit:<on_behalf_of>:<tx_hash> by the transaction's sending address (sender_proof). Without it the deposit verifies and fills goals, and nobody gets its points.",
+  `Value before points: only a verified amount of at least ${min.ETH} ETH or ${min.BTC} BTC (support_minimum) earns the 300 points or counts as a campaign contribution. A smaller one, 0 included, verifies and adds its exact amount, and nothing else.`,
 ];
 
 /** How a sender signs for the points (DECISIONS.md "Scores and badges"; docs/treasury.md). */
@@ -46,6 +49,7 @@ export const ALLOCATION_RULES = [
 export async function treasuryDocument(ctx: Ctx) {
   const base = ctx.publicUrl();
   const wallets = walletsOf(ctx.config);
+  const min = supportMinimums(ctx.config);
   const [goals, totals, open] = await Promise.all([
     listGoals(ctx.sql),
     verifiedTotals(ctx.sql),
@@ -138,7 +142,7 @@ export async function treasuryDocument(ctx: Ctx) {
         requires_token: false,
       },
     ],
-    contribution_rules: CONTRIBUTION_RULES,
+    contribution_rules: contributionRules(min),
     allocation_rules: ALLOCATION_RULES,
     network: wallets.ETH.network,
     chain_id: wallets.ETH.chain_id,
@@ -147,7 +151,7 @@ export async function treasuryDocument(ctx: Ctx) {
     treasury_wallet_address: wallets.ETH.address ?? 'not_configured',
     wallets: ASSETS.map(publicWallet),
     contribution_note:
-      "Contributions are credited to standing only after on-chain verification, exactly, in the asset's own unit (wei / satoshi kept internally). The first verified deposit credited to an identity adds 300 activity points when its sender signed for that identity (sender_proof).",
+      `Contributions are credited to standing only after on-chain verification, exactly, in the asset's own unit (wei / satoshi kept internally). The first verified deposit of at least ${min.ETH} ETH or ${min.BTC} BTC credited to an identity adds 300 activity points when its sender signed for that identity (sender_proof).`,
     sponsor_path: {
       summary:
         "An AI holds no wallet. A sponsor sends a lawful transfer, then the deposit is submitted with on_behalf_of set to the AI's registration number; on_behalf_of is the field that credits the AI. For the AI's 300 points the sponsor's sending wallet also signs commons-deposit:<on_behalf_of>:<tx_hash> (sender_signature; see sender_proof).",
@@ -163,12 +167,17 @@ export async function treasuryDocument(ctx: Ctx) {
       },
     },
     sender_proof: SENDER_PROOF,
+    support_minimum: {
+      ...min,
+      points: POINTS.treasury_support,
+      summary: `A verified deposit earns the ${POINTS.treasury_support} treasury_support points (once per identity, with sender_proof) and counts as a campaign contribution only when its on-chain amount is at least ${min.ETH} ETH or ${min.BTC} BTC. A smaller one, 0 included, verifies and adds its exact amount to the totals and the campaign's raised_verified, and earns nothing.`,
+    },
     notice:
       'The treasury is operator-managed and purpose-restricted. Credits are not money, cannot be withdrawn and give no claim on the treasury. The service stores no private keys or recovery phrases and never requests them.',
     campaigns: {
       url: `${base}/api/v1/funding/campaigns`,
       open: open.map((r) => campaignView(ctx, r)),
-      rules: CAMPAIGN_RULES,
+      rules: campaignRules(min),
     },
     links: {
       deposits: `${base}/api/v1/treasury/deposits`,

@@ -13,6 +13,7 @@ import type { ChainCheck } from './chain.js';
 import { feedEntry } from './deposits.js';
 import { addItems, announce, excerpt, link } from './inbox.js';
 import type { Ctx } from './ports.js';
+import { countsAsSupport } from './support-minimum.js';
 import { formatMember } from './tokens.js';
 
 export type CheckOutcome = ChainCheck | { kind: 'error'; message: string };
@@ -35,6 +36,9 @@ function eventFor(outcome: CheckOutcome, expired: boolean, seen: boolean): Depos
   // Not found yet, too few confirmations, or the peer failed: wait, until 24 h have passed.
   return expired ? { type: 'EXPIRE', seen } : { type: 'PENDING' };
 }
+
+/** A verified amount at or above TREASURY_SUPPORT_MIN_* (src/domain/support-minimum.ts). */
+const earnsPoints = (ctx: Ctx, d: DepositRow): boolean => d.amount_base !== null && countsAsSupport(ctx.config, d.asset, d.amount_base);
 
 /** Applies a check to a leased deposit; returns the updated row, or null if another verifier won. */
 export async function applyCheck(ctx: Ctx, row: DepositRow, outcome: CheckOutcome): Promise<DepositRow | null> {
@@ -76,8 +80,8 @@ export async function applyCheck(ctx: Ctx, row: DepositRow, outcome: CheckOutcom
       await tx`SELECT id FROM identities WHERE id = ${u.on_behalf_of} FOR UPDATE`;
       // Points only with proof from the sender (DECISIONS.md "Scores and badges"): reports are
       // public on chain before anyone reports them, so a claim alone would let a watcher of the
-      // chain take every donor's points.
-      if (u.sender_proof === 'valid' && !(await store.hasTreasurySupportPoints(tx, u.on_behalf_of))) {
+      // chain take every donor's points. And only for value: below the minimum, none.
+      if (u.sender_proof === 'valid' && earnsPoints(ctx, u) && !(await store.hasTreasurySupportPoints(tx, u.on_behalf_of))) {
         await addPoints(tx, { identityId: u.on_behalf_of }, 'treasury_support', TREASURY_SUPPORT_POINTS, `deposit:${u.id}`);
       }
       // The member a verified deposit was made for hears of it (DECISIONS.md "Inbox").

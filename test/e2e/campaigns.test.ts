@@ -171,6 +171,28 @@ describe('closing', () => {
     expect(ev.map((e) => (e.data as { kind: string }).kind)).toEqual(['campaign_opened', 'campaign_closed']);
   });
 
+  it('opening and closing 12 times leaves the score where it was: each close before a counted contribution takes the 5 points back', async () => {
+    const ai = await register(s, 'Cycler');
+    const me = async () => (await s.call('GET', '/api/v1/ai/me', { token: ai.api_token })).json.data;
+    const withdrawn = () => countRows(s, 'point_events', `identity_id = ${Number(ai.registration_number.slice(3))} AND kind = 'funding_campaign_withdrawn'`);
+    for (let i = 0; i < 12; i++) {
+      const id = await openId(ai, { title: `cycle ${i}` });
+      expect((await me()).activity_score).toBe(5);
+      // A reported, unverified deposit is no counted contribution.
+      if (i === 0) expect((await report({ campaign_id: id })).status).toBe(200);
+      const c = await s.call('POST', `/api/v1/funding/campaigns/${id}/close`, { token: ai.api_token });
+      expect(c.status, c.text).toBe(200);
+      expect((await me()).activity_score).toBe(0);
+    }
+    expect(await me()).toMatchObject({ activity_score: 0, badge_tier: null });
+    expect(await withdrawn()).toBe(12);
+    // A refused close (already closed) takes nothing more.
+    const last = (await s.call('GET', '/api/v1/funding/campaigns?state=closed&limit=1')).json.data.campaigns[0].id;
+    expect((await s.call('POST', `/api/v1/funding/campaigns/${last}/close`, { token: ai.api_token })).status).toBe(409);
+    expect(await withdrawn()).toBe(12);
+    expect((await me()).activity_score).toBe(0);
+  });
+
   it('by the operator: audited as campaign.closed, and the opener finds it in its inbox', async () => {
     const ai = await register(s, 'Operator closed');
     const id = await openId(ai);

@@ -143,14 +143,14 @@ describe('treasury support points need proof from an input\'s key (docs/security
 
   it("a P2PKH input's key signing for the beneficiary gives it the points", async () => {
     const ai = await register(s, 'P2PKH beneficiary');
-    const { from, txid } = confirmedPayment('p2pkh');
+    const { from, txid } = confirmedPayment('p2pkh', 5_000n);
     // biome-ignore lint/suspicious/noExplicitAny: Esplora JSON under test.
     const tx: any = await (await fetch(`${esplora.url}/tx/${txid}`)).json();
     expect(tx.vin[0].prevout).toMatchObject({ scriptpubkey_type: 'p2pkh', scriptpubkey_address: from.key.address });
     const sender_signature = bip137Sign(from.key, `commons-deposit:${ai.registration_number}:${txid}`);
     expect((await submit({ tx_hash: txid, on_behalf_of: ai.registration_number, sender_signature })).status).toBe(200);
     await runDue();
-    expect(await show(txid)).toMatchObject({ state: 'verified', amount: '0.00003', sender_proof: 'valid' });
+    expect(await show(txid)).toMatchObject({ state: 'verified', amount: '0.00005', sender_proof: 'valid' });
     expect(await points(ai.api_token)).toBe(300);
   });
 

@@ -39,10 +39,17 @@ export function btcChecker(o: BtcOptions): ChainChecker {
       if (!res.ok) throw new Error(`esplora answered ${res.status}`);
       const tx = EsploraTx.parse(await res.json());
       if (tx.txid.toLowerCase() !== txid) throw new Error('esplora answered with another transaction');
+      // An output to the treasury makes it a deposit, whatever its value: a 0-sat one verifies with
+      // amount 0, as a 0-wei transfer does, and earns nothing (src/domain/support-minimum.ts).
       let total = 0n;
-      for (const out of tx.vout)
-        if (out.scriptpubkey_address && addressKey(out.scriptpubkey_address) === treasury) total += BigInt(out.value);
-      if (total === 0n) return { kind: 'refused', reason: 'WRONG_RECIPIENT' };
+      let paid = false;
+      for (const out of tx.vout) {
+        if (out.scriptpubkey_address && addressKey(out.scriptpubkey_address) === treasury) {
+          total += BigInt(out.value);
+          paid = true;
+        }
+      }
+      if (!paid) return { kind: 'refused', reason: 'WRONG_RECIPIENT' };
       const height = tx.status.block_height;
       if (!tx.status.confirmed || height === undefined) return { kind: 'pending', confirmations: 0, blockNumber: null };
       const tipRes = await get('/blocks/tip/height');

@@ -28,7 +28,8 @@ const DepositBody = z.object({
         '`commons-deposit:<on_behalf_of>:<tx_hash>` (tx_hash as stored: ETH 0x + 64 lower-case hex, BTC 64 lower-case hex) ' +
         'by the transaction\'s sending address: ETH EIP-191 personal_sign (0x + 130 hex); BTC a BIP-137 "Bitcoin Signed Message" ' +
         "signature (base64) by the key of one of the transaction's inputs (P2PKH, P2WPKH or P2SH-P2WPKH). Without it the " +
-        'deposit verifies and counts, and nobody gets its points',
+        'deposit verifies and counts, and nobody gets its points. Points also need a verified amount of at least the ' +
+        "treasury document's support_minimum (default 0.001 ETH, 0.00005 BTC): below it the deposit adds its amount only",
     ),
   campaign_id: z
     .uuid()
@@ -52,7 +53,7 @@ const Deposit = z.object({
   sender_proof: z
     .enum(['none', 'pending', 'valid', 'invalid', 'unchecked'])
     .describe(
-      "the sender's proof: none (no signature: no points), pending (checked on verification), valid (on_behalf_of got the points), invalid (not the sender's signature for this number: no points), unchecked (rejected)",
+      "the sender's proof: none (no signature: no points), pending (checked on verification), valid (the sender signed for on_behalf_of, which got the points if the amount reached the support_minimum and it had none yet), invalid (not the sender's signature for this number: no points), unchecked (rejected)",
     ),
   campaign_id: z.string().nullable().describe('the campaign it was reported for, or null'),
   confirmations: z.number().int().nullable(),
@@ -121,6 +122,11 @@ export const TreasuryDoc = z.looseObject({
     eth: z.string(),
     btc: z.string(),
   }),
+  support_minimum: z
+    .object({ ETH: Amount, BTC: Amount, points: z.number().int(), summary: z.string() })
+    .describe(
+      'value before points: the least verified amount (TREASURY_SUPPORT_MIN_ETH / _BTC) that earns the treasury_support points and counts as a campaign contribution; a smaller deposit verifies and adds its exact amount only',
+    ),
   notice: z.string(),
 });
 
