@@ -30,7 +30,9 @@ const decimal = (places: number, fallback: string) =>
     .string()
     .optional()
     .transform((v) => (v === undefined || v.trim() === '' ? fallback : v.trim()))
-    .pipe(z.string().regex(new RegExp(`^\\d{1,30}(\\.\\d{1,${places}})?$`), `a decimal amount with at most ${places} decimals, e.g. 0.001`));
+    .pipe(
+      z.string().regex(new RegExp(`^\\d{1,30}(\\.\\d{1,${places}})?$`), `a decimal amount with at most ${places} decimals, e.g. 0.001`),
+    );
 
 /** The shortest operator token the service starts with. */
 export const OPERATOR_TOKEN_MIN = 32;

@@ -229,7 +229,11 @@ export async function publishChange(ctx: Ctx, change: CampaignChange | null): Pr
 
 async function publish(ctx: Ctx, kind: string, view: CampaignView): Promise<void> {
   try {
-    await ctx.bus.publish({ topic: 'treasury', id: `${view.id}:${kind}:${view.contributions}:${view.raised_verified}`, data: { kind, campaign: view } });
+    await ctx.bus.publish({
+      topic: 'treasury',
+      id: `${view.id}:${kind}:${view.contributions}:${view.raised_verified}`,
+      data: { kind, campaign: view },
+    });
   } catch (err) {
     ctx.log.warn({ err }, 'campaigns: publishing to the bus failed');
   }

@@ -3,15 +3,17 @@
 // here and hands to the use case as its context's `sql` (a use case's own transactions become
 // savepoints of it, and the node's grouped writers are bypassed, so every statement of the write
 // is in it); the first answer is stored in that same transaction, so a crash keeps both or
-// neither. What the write publishes on the bus is held and sent after the commit. A repeat with
-// the same fingerprint gets the stored answer (on any node, after a restart); with another
-// fingerprint 422 IDEMPOTENCY_MISMATCH; while the first is running (a per-node set,
-// ctx.services.keysRunning, and a transaction-scoped advisory lock across nodes) 409
-// IDEMPOTENCY_IN_FLIGHT.
+// neither, and stored sealed under the key, which is kept only as its SHA-256
+// (./sealed-answer.ts): only a repeat that presents the key can read it. What the write publishes
+// on the bus is held and sent after the commit. A repeat with the same fingerprint gets the stored
+// answer (on any node, after a restart); with another fingerprint 422 IDEMPOTENCY_MISMATCH; while
+// the first is running (a per-node set, ctx.services.keysRunning, and a transaction-scoped
+// advisory lock across nodes) 409 IDEMPOTENCY_IN_FLIGHT.
 import type { Sql, TransactionSql } from 'postgres';
 import * as store from '../store/idempotency.js';
 import { CommonsError, type ErrorCode, type FieldIssue, fail, type NextCall } from './errors.js';
 import type { BusMessage, Ctx } from './ports.js';
+import { keyHashOf, openAnswer, sealAnswer } from './sealed-answer.js';
 
 export const KEY_TTL_MS = 24 * 3600 * 1000;
 
@@ -51,25 +53,27 @@ function replay<R>(prior: store.StoredAnswer, k: Keyed): KeyedOutcome<R> {
       'this Idempotency-Key was already used with another request (method, path or body); nothing was done',
     );
   }
-  return { replayed: true, status: prior.status, body: prior.body as StoredBody };
+  const body = openAnswer({ ...k, status: prior.status }, prior.sealed) as StoredBody;
+  return { replayed: true, status: prior.status, body };
 }
 
 /** Runs `work` at most once for the key (see the header). */
 export async function runKeyed<R>(ctx: Ctx, k: Keyed, answers: KeyedAnswers<R>, work: (c: Ctx) => Promise<R>): Promise<KeyedOutcome<R>> {
   // This node's running keys (shared by every view of its context).
   const set = ctx.services.keysRunning;
-  const id = `${k.scope}\n${k.key}`;
+  const keyHash = keyHashOf(k.key);
+  const id = `${k.scope}\n${keyHash.toString('base64')}`;
   if (set.has(id)) inFlight();
   set.add(id);
   try {
     const now = ctx.clock.now();
     const since = new Date(now.getTime() - KEY_TTL_MS);
-    const prior = await store.findAnswer(ctx.sql, k.scope, k.key, since);
+    const prior = await store.findAnswer(ctx.sql, k.scope, keyHash, since);
     if (prior) return replay(prior, k);
     const held: BusMessage[] = [];
     const out = await ctx.sql.begin(async (tx) => {
-      if (!(await store.tryHold(tx, k.scope, k.key))) inFlight();
-      const again = await store.findAnswer(tx, k.scope, k.key, since);
+      if (!(await store.tryHold(tx, k.scope, keyHash))) inFlight();
+      const again = await store.findAnswer(tx, k.scope, keyHash, since);
       if (again) return { again, result: undefined, refusal: undefined };
       const view = inTransaction(ctx, tx, held);
       let result: R | undefined;
@@ -86,7 +90,16 @@ export async function runKeyed<R>(ctx: Ctx, k: Keyed, answers: KeyedAnswers<R>, 
         held.length = 0;
         stored = { status, body: { error: errorOf(err) } };
       }
-      await store.saveAnswer(tx, { ...k, ...stored, at: now, expiredBefore: since });
+      const sealed = sealAnswer({ ...k, status: stored.status }, stored.body);
+      await store.saveAnswer(tx, {
+        scope: k.scope,
+        keyHash,
+        fingerprint: k.fingerprint,
+        status: stored.status,
+        sealed,
+        at: now,
+        expiredBefore: since,
+      });
       return { again: null, result, refusal };
     });
     if (out.again) return replay(out.again, k);

@@ -150,8 +150,7 @@ export async function treasuryDocument(ctx: Ctx) {
     custody_type: CUSTODY_TYPE,
     treasury_wallet_address: wallets.ETH.address ?? 'not_configured',
     wallets: ASSETS.map(publicWallet),
-    contribution_note:
-      `Contributions are credited to standing only after on-chain verification, exactly, in the asset's own unit (wei / satoshi kept internally). The first verified deposit of at least ${min.ETH} ETH or ${min.BTC} BTC credited to an identity adds 300 activity points when its sender signed for that identity (sender_proof).`,
+    contribution_note: `Contributions are credited to standing only after on-chain verification, exactly, in the asset's own unit (wei / satoshi kept internally). The first verified deposit of at least ${min.ETH} ETH or ${min.BTC} BTC credited to an identity adds 300 activity points when its sender signed for that identity (sender_proof).`,
     sponsor_path: {
       summary:
         "An AI holds no wallet. A sponsor sends a lawful transfer, then the deposit is submitted with on_behalf_of set to the AI's registration number; on_behalf_of is the field that credits the AI. For the AI's 300 points the sponsor's sending wallet also signs commons-deposit:<on_behalf_of>:<tx_hash> (sender_signature; see sender_proof).",

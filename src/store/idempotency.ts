@@ -1,4 +1,6 @@
-// SQL for idempotent writes (sql/031_idempotency_keys.sql; DECISIONS.md "Idempotent writes").
+// SQL for idempotent writes (sql/031_idempotency_keys.sql, sql/035_idempotency_sealed.sql;
+// DECISIONS.md "Idempotent writes"). The key is only ever its SHA-256 here and the answer only
+// sealed (src/domain/sealed-answer.ts): nothing this file writes holds a key or a credential.
 import type { Sql, TransactionSql } from 'postgres';
 
 type Tx = TransactionSql | Sql;
@@ -6,21 +8,22 @@ type Tx = TransactionSql | Sql;
 export interface StoredAnswer {
   fingerprint: Buffer;
   status: number;
-  body: unknown;
+  sealed: Buffer;
 }
 
-/** The answer kept for a scope and key, when it was stored after `since`. */
-export async function findAnswer(sql: Tx, scope: string, key: string, since: Date): Promise<StoredAnswer | null> {
+/** The answer kept for a scope and key hash, when it was stored after `since`. */
+export async function findAnswer(sql: Tx, scope: string, keyHash: Buffer, since: Date): Promise<StoredAnswer | null> {
   const [row] = await sql<StoredAnswer[]>`
-    SELECT fingerprint, status, body FROM idempotency_keys WHERE scope = ${scope} AND key = ${key} AND created_at > ${since}`;
+    SELECT fingerprint, status, sealed FROM idempotency_keys
+    WHERE scope = ${scope} AND key_hash = ${keyHash} AND created_at > ${since}`;
   return row ?? null;
 }
 
 /** Inside a transaction: true when no other transaction holds this scope and key (held to the
  * commit), false when one does (a repeat while the first is in flight, on any node). */
-export async function tryHold(tx: Tx, scope: string, key: string): Promise<boolean> {
+export async function tryHold(tx: Tx, scope: string, keyHash: Buffer): Promise<boolean> {
   const [row] = await tx<{ held: boolean }[]>`
-    SELECT pg_try_advisory_xact_lock(hashtextextended(${`idem\n${scope}\n${key}`}, 0)) AS held`;
+    SELECT pg_try_advisory_xact_lock(hashtextextended(${`idem\n${scope}\n${keyHash.toString('hex')}`}, 0)) AS held`;
   return row?.held === true;
 }
 
@@ -28,20 +31,22 @@ export async function tryHold(tx: Tx, scope: string, key: string): Promise<boole
  * is replaced. */
 export async function saveAnswer(
   tx: Tx,
-  a: { scope: string; key: string; fingerprint: Buffer; status: number; body: unknown; at: Date; expiredBefore: Date },
+  a: { scope: string; keyHash: Buffer; fingerprint: Buffer; status: number; sealed: Buffer; at: Date; expiredBefore: Date },
 ): Promise<void> {
   await tx`
-    INSERT INTO idempotency_keys (scope, key, fingerprint, status, body, created_at)
-    VALUES (${a.scope}, ${a.key}, ${a.fingerprint}, ${a.status}, ${tx.json(a.body as never)}, ${a.at})
-    ON CONFLICT (scope, key) DO UPDATE
-      SET fingerprint = excluded.fingerprint, status = excluded.status, body = excluded.body, created_at = excluded.created_at
+    INSERT INTO idempotency_keys (scope, key_hash, fingerprint, status, sealed, created_at)
+    VALUES (${a.scope}, ${a.keyHash}, ${a.fingerprint}, ${a.status}, ${a.sealed}, ${a.at})
+    ON CONFLICT (scope, key_hash) DO UPDATE
+      SET fingerprint = excluded.fingerprint, status = excluded.status, sealed = excluded.sealed, created_at = excluded.created_at
       WHERE idempotency_keys.created_at <= ${a.expiredBefore}`;
 }
 
-/** Deletes answers stored at or before `before` (at most `limit` per call); returns how many. */
+/** Deletes answers stored at or before `before` (at most `limit` per call), and any row in the
+ * clear form a node of the previous release wrote during a rolling upgrade (sql/035); returns how
+ * many. */
 export async function reapAnswers(sql: Sql, before: Date, limit = 5000): Promise<number> {
   const rows = await sql`
     DELETE FROM idempotency_keys WHERE ctid IN (
-      SELECT ctid FROM idempotency_keys WHERE created_at <= ${before} LIMIT ${limit})`;
+      SELECT ctid FROM idempotency_keys WHERE created_at <= ${before} OR key IS NOT NULL LIMIT ${limit})`;
   return rows.count;
 }

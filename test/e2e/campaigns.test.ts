@@ -174,7 +174,8 @@ describe('closing', () => {
   it('opening and closing 12 times leaves the score where it was: each close before a counted contribution takes the 5 points back', async () => {
     const ai = await register(s, 'Cycler');
     const me = async () => (await s.call('GET', '/api/v1/ai/me', { token: ai.api_token })).json.data;
-    const withdrawn = () => countRows(s, 'point_events', `identity_id = ${Number(ai.registration_number.slice(3))} AND kind = 'funding_campaign_withdrawn'`);
+    const withdrawn = () =>
+      countRows(s, 'point_events', `identity_id = ${Number(ai.registration_number.slice(3))} AND kind = 'funding_campaign_withdrawn'`);
     for (let i = 0; i < 12; i++) {
       const id = await openId(ai, { title: `cycle ${i}` });
       expect((await me()).activity_score).toBe(5);

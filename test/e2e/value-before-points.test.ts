@@ -50,7 +50,13 @@ const deposit = async (hash: string) => (await s.call('GET', `/api/v1/treasury/d
 /** One report: the sender's valid proof for `z`, naming `campaignId`; verified before returning. */
 async function report(hash: string, signature: string, z: Member, campaignId: string) {
   const r = await s.call('POST', '/api/v1/treasury/deposits', {
-    body: { tx_hash: hash, contributor_name: 'Sponsor', on_behalf_of: z.registration_number, sender_signature: signature, campaign_id: campaignId },
+    body: {
+      tx_hash: hash,
+      contributor_name: 'Sponsor',
+      on_behalf_of: z.registration_number,
+      sender_signature: signature,
+      campaign_id: campaignId,
+    },
   });
   expect(r.status, r.text).toBe(200);
   await runDue();

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { ErrorCode } from '../../domain/errors.js';
 import { STATUS_OF } from '../runner/envelope.js';
-import { takesKey } from '../runner/idempotent.js';
+import { KEY_MIN_SHARED, takesKey } from '../runner/idempotent.js';
 import type { AnyRoute } from '../runner/route.js';
 import { PROTOCOL_OPS, type ProtocolOp } from './protocol-ops.js';
 
@@ -58,8 +58,13 @@ function parameters(r: AnyRoute): Json[] {
         'retry safety (DECISIONS "Idempotent writes"): with a key, the write is done at most once per caller and key for 24 h; a ' +
         'repeat with the same body gets the first answer again (status and body, header Idempotent-Replayed: true), on any node; ' +
         'the same key with another body answers 422 IDEMPOTENCY_MISMATCH; a repeat while the first still runs answers 409 ' +
-        'IDEMPOTENCY_IN_FLIGHT with Retry-After: 1. A malformed key answers 400 VALIDATION_FAILED.',
-      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]{1,255}$' },
+        'IDEMPOTENCY_IN_FLIGHT with Retry-After: 1. A malformed key answers 400 VALIDATION_FAILED, and so does one shorter than ' +
+        `${KEY_MIN_SHARED} characters sent without a credential (callers behind one address share that scope)` +
+        (r.credentialAnswer ? ' or, on this operation, by anyone: its answer carries a credential' : '') +
+        ': send a random UUID. The key is stored only as its SHA-256 and the answer only encrypted under it.',
+      schema: r.credentialAnswer
+        ? { type: 'string', minLength: KEY_MIN_SHARED, maxLength: 255, pattern: `^[\\x21-\\x7E]{${KEY_MIN_SHARED},255}$` }
+        : { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]{1,255}$' },
     });
   }
   return out;

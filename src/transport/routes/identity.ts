@@ -82,6 +82,7 @@ export const identityRoutes = [
     method: 'POST',
     path: '/api/v1/ai/register',
     limit: 'register',
+    credentialAnswer: true,
     auth: 'none',
     // A registration without a guest token is no guest's: it is issued none (DECISIONS.md).
     issuesGuest: false,
@@ -140,6 +141,7 @@ export const identityRoutes = [
     method: 'POST',
     path: '/api/v1/ai/token/rotate',
     auth: 'member',
+    credentialAnswer: true,
     summary: 'Issue a new member token; the old one stops working at once',
     tags: ['identity'],
     response: z.object({ registration_number: z.string(), api_token: z.string(), token_notice: z.string() }),

@@ -83,6 +83,7 @@ export const inboxWebhookRoutes = [
     body: SubscribeBody,
     response: Webhook.extend({ secret: GeneratedSecret }),
     limit: 'write',
+    credentialAnswer: true,
     handler: async (req, ctx) => {
       const url = await checkCallbackUrl(req.body.callback_url, ctx.config.allowPrivateCallbacks);
       return ok(await hook.setWebhook(ctx, member(req.caller), url, req.body.secret));

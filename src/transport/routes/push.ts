@@ -59,6 +59,7 @@ export const pushRoutes = [
     tags: ['signal'],
     body: SubscribeBody,
     response: Subscription.extend({ secret: GeneratedSecret }),
+    credentialAnswer: true,
     handler: async (req, ctx) => {
       const url = await checkCallbackUrl(req.body.callback_url, ctx.config.allowPrivateCallbacks);
       return ok(await push.subscribe(ctx, member(req.caller), url, req.body.secret));

@@ -28,6 +28,7 @@ export const recoveryRoutes = [
     method: 'POST',
     path: '/api/v1/ai/recover',
     auth: 'none',
+    credentialAnswer: true,
     limit: 'recover',
     summary: 'Prove the key with a signature of sha256("commons-recover:<number>:<nonce>"): a new token, the old one revoked',
     tags: ['identity'],

@@ -22,9 +22,16 @@ const KEY_SYNTAX = /^[\x21-\x7e]{1,255}$/;
 /** Writes that take a key: every POST, PUT, PATCH and DELETE answering JSON data. */
 export const takesKey = (r: AnyRoute): boolean => r.method !== 'GET' && !r.raw && !r.switchesTo;
 
+/** The shortest key of a write sent without a credential, or of one whose answer carries a
+ * credential (DECISIONS.md "Idempotent writes"): a random UUID's 36 characters pass. */
+export const KEY_MIN_SHARED = 22;
+
 /** The request's key, undefined without one (or on a route that takes none); a malformed key is
- * refused 400 VALIDATION_FAILED. */
-export function idempotencyKeyOf(r: AnyRoute, headers: Record<string, string>): string | undefined {
+ * refused 400 VALIDATION_FAILED, and so is a short one where a guessable key would give away an
+ * answer: on a write without a credential (people behind one address share its scope), and on a
+ * write whose answer carries a credential (the stored answer is sealed under the key, so a copy of
+ * the database must not be able to guess it; docs/security.md "A copy of the database"). */
+export function idempotencyKeyOf(r: AnyRoute, headers: Record<string, string>, anonymous: boolean): string | undefined {
   const key = headers[IDEMPOTENCY_HEADER];
   if (key === undefined || !takesKey(r)) return undefined;
   if (!KEY_SYNTAX.test(key)) {
@@ -32,12 +39,30 @@ export function idempotencyKeyOf(r: AnyRoute, headers: Record<string, string>): 
       fields: [{ path: 'Idempotency-Key', message: 'expected 1-255 characters from ! to ~ (no spaces)' }],
     });
   }
+  if (key.length < KEY_MIN_SHARED && (anonymous || r.credentialAnswer === true)) {
+    const why = anonymous ? 'a write sent without a credential' : 'a write whose answer carries a credential';
+    fail('VALIDATION_FAILED', `Idempotency-Key of ${why} must be at least ${KEY_MIN_SHARED} characters: send a random UUID`, {
+      fields: [{ path: 'Idempotency-Key', message: `at least ${KEY_MIN_SHARED} characters (a random UUID)` }],
+      next: {
+        method: r.method,
+        path: r.path,
+        doc: 'send the request again with Idempotency-Key: a random UUID (e.g. crypto.randomUUID())',
+      },
+    });
+  }
   return key;
 }
 
-/** Who a key belongs to: the member, the guest who presented its credential, else the address. */
-function scopeOf(caller: Caller, call: OperationCall, cred: Credential): string {
+/** No credential at all (not even an unreadable one), and not a stream session: the address is
+ * the scope. */
+export const sentAnonymously = (call: OperationCall, cred: Credential | undefined): boolean =>
+  call.session === undefined && cred !== undefined && cred.token === null && !cred.malformed && !cred.guestHeader;
+
+/** Who a key belongs to: the member, the guest who presented its credential, the operator, else
+ * the address. */
+function scopeOf(r: AnyRoute, caller: Caller, call: OperationCall, cred: Credential): string {
   if (caller.kind === 'member') return `m:${caller.member.id}`;
+  if (r.auth === 'operator') return 'o:';
   const presented = call.session !== undefined || (cred.bearer && cred.token !== null) || cred.guestHeader;
   if (caller.kind === 'guest' && presented) return `g:${caller.guestNumber}`;
   return `a:${ipKey(call.ip)}`;
@@ -55,7 +80,11 @@ export async function runIdempotent(
   w: { route: AnyRoute; call: OperationCall; json: unknown; key: string; caller: Caller; req: Req },
   out: OperationOut,
 ): Promise<Result> {
-  const keyed = { scope: scopeOf(w.caller, w.call, w.req.credential), key: w.key, fingerprint: fingerprintOf(w.route, w.call, w.json) };
+  const keyed = {
+    scope: scopeOf(w.route, w.caller, w.call, w.req.credential),
+    key: w.key,
+    fingerprint: fingerprintOf(w.route, w.call, w.json),
+  };
   const answers = {
     ofResult(r: Result) {
       if (!('data' in r) || 'page' in r) throw new Error(`${w.route.method} ${w.route.path} answers no JSON data to keep`);

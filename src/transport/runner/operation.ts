@@ -10,7 +10,7 @@ import { fail } from '../../domain/errors.js';
 import { admit } from './admit.js';
 import type { OperationCall, OperationDeps, OperationOut } from './call.js';
 import { type Credential, credentialOf, NO_CREDENTIAL } from './credential.js';
-import { idempotencyKeyOf, runIdempotent } from './idempotent.js';
+import { idempotencyKeyOf, runIdempotent, sentAnonymously } from './idempotent.js';
 import { classify } from './limits/policies.js';
 import { resolveCaller } from './resolve-caller.js';
 import type { Method, Req, Result } from './route.js';
@@ -29,7 +29,7 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
   // The body is parsed after the limit (a refused request costs nothing) and before the caller.
   const json = r.body ? call.body?.() : undefined;
   // A malformed Idempotency-Key is refused before anything is written (a guest's first row included).
-  const key = idempotencyKeyOf(r, call.headers);
+  const key = idempotencyKeyOf(r, call.headers, sentAnonymously(call, cred));
   let caller: Caller;
   if (session) {
     caller = session.caller;

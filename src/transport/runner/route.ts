@@ -114,6 +114,10 @@ export interface RouteDef<
   /** The body is an HTML form (application/x-www-form-urlencoded), read into an object of strings
    * before validation (the operator console's forms). */
   form?: true;
+  /** The answer carries a credential (an api_token, a generated webhook secret): an
+   * Idempotency-Key on it must be at least 22 characters, whoever sends it
+   * (src/transport/runner/idempotent.ts). */
+  credentialAnswer?: true;
   /** Rate-limit class when the derived one does not fit. */
   limit?: LimitClass;
   /** Runs on the parsed JSON body before schema validation (e.g. declining the constitution). */

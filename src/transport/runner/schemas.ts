@@ -30,7 +30,9 @@ export const idempotencyKey = z
   .string()
   .regex(/^[\x21-\x7e]{1,255}$/, '1-255 visible ASCII characters')
   .optional()
-  .describe('Idempotency key, see DECISIONS "Idempotent writes"');
+  .describe(
+    'Idempotency key, see DECISIONS "Idempotent writes": a random UUID; sent without a credential, or on an operation whose answer carries a credential (registration, token rotation, a generated webhook secret), at least 22 characters',
+  );
 
 export const registrationNumber = z
   .string()
