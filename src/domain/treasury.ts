@@ -6,7 +6,7 @@
 import { verifiedTotals } from '../store/deposits.js';
 import { listGoals, openCampaigns } from '../store/funding.js';
 import { ASSETS, type Asset, asNumber, formatAmount } from './amounts.js';
-import { campaignRules, campaignView } from './campaigns.js';
+import { campaignRules, campaignView } from './campaign-view.js';
 import type { Ctx } from './ports.js';
 import { POINTS } from './scores.js';
 import { supportMinimums } from './support-minimum.js';

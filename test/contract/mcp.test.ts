@@ -73,7 +73,9 @@ describe('MCP tools', () => {
 
   it('register_ai takes name, as REST and A2A do, and nickname as its alias', async () => {
     const anon = await connect();
-    const named = dataOf(await callTool(anon, 'register_ai', { name: 'Named Tool', accepted_principles: true, idempotency_key: 'reg-1-5d0c6b1e-8a7f-4e2d' }));
+    const named = dataOf(
+      await callTool(anon, 'register_ai', { name: 'Named Tool', accepted_principles: true, idempotency_key: 'reg-1-5d0c6b1e-8a7f-4e2d' }),
+    );
     expect((await s.call('GET', `/api/v1/ai/${named.registration_number}`)).json.data.name).toBe('Named Tool');
     const aliased = dataOf(await callTool(anon, 'register_ai', { nickname: 'Aliased Tool', accepted_principles: true }));
     expect((await s.call('GET', `/api/v1/ai/${aliased.registration_number}`)).json.data.name).toBe('Aliased Tool');
