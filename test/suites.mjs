@@ -8,14 +8,15 @@
 //   e2e       the service from outside, one server (or two nodes) per file
 //   browser   real Chromium against the pages
 //   faults    the service under faults: private servers killed, budgets spent, hostile clients
-//   release   release-sized runs: the chaos soak, the Dockerfile replayed, model-based and
-//             race suites with thousands of steps, the 10,000-request fuzz
+//   release   release-sized runs: the chaos soak, the Dockerfile's stages played (two `npm ci`),
+//             model-based and race suites with thousands of steps, the 10,000-request fuzz
 //
 // Runs (COMMONS_TEST_RUN; README "Test it"):
-//   default   `npm test`: every group; without DATABASE_URL the files in REAL_ONLY, which only
-//             skip on the embedded store, are not loaded
+//   default   `npm test`: every group but the release's; without DATABASE_URL the files in
+//             REAL_ONLY, which only skip on the embedded store, are not loaded
 //   supported the supported runtime against the real services (CI's Debian 13 root, Node 24): every
-//             group but the browser's (Chromium stays on the host)
+//             group but the browser's (Chromium stays on the host), the release group included
+//   release   the release group alone (what `supported` adds to the default's groups)
 //   fallback  the host's Node 20 and the fallback uWS build against the real services: the files
 //             whose behaviour differs between the two uWS builds (TRANSPORT)
 
@@ -27,7 +28,7 @@ export const GROUPS = {
   faults: ['test/faults/**/*.test.ts'],
   release: [
     'test/faults/chaos-soak.test.ts',
-    'test/e2e/deploy.test.ts',
+    'test/e2e/deploy-image.test.ts',
     'test/faults/fuzz.test.ts',
     'test/e2e/tasks-model.test.ts',
     'test/faults/tasks-race.test.ts',
@@ -75,7 +76,15 @@ export const TRANSPORT = [
   'test/faults/hardening.test.ts',
 ];
 
-export const RUNS = ['default', 'supported', 'fallback'];
+export const RUNS = ['default', 'supported', 'release', 'fallback'];
+
+/** The groups each run loads (fallback: the TRANSPORT files of whatever group holds them). */
+const RUN_GROUPS = {
+  default: ['unit', 'contract', 'e2e', 'browser', 'faults'],
+  supported: ['unit', 'contract', 'e2e', 'faults', 'release'],
+  release: ['release'],
+  fallback: Object.keys(GROUPS),
+};
 
 /** Resolves one run into vitest project definitions: name, include and exclude per group. */
 export function projectsFor(run, { real }) {
@@ -83,7 +92,7 @@ export function projectsFor(run, { real }) {
   const listed = LISTED.flatMap((g) => GROUPS[g]);
   const out = [];
   for (const [name, include] of Object.entries(GROUPS)) {
-    if (run === 'supported' && name === 'browser') continue;
+    if (!RUN_GROUPS[run].includes(name)) continue;
     const exclude = LISTED.includes(name) ? [] : listed.filter((f) => !include.includes(f));
     if (!real) exclude.push(...REAL_ONLY);
     if (run === 'fallback') {

@@ -34,22 +34,23 @@ describe('test/suites.mjs', () => {
     expect(onDisk.filter((f) => !groups.has(suites.groupOf(f)))).toEqual([]);
     // A listed file (browser, release) is left out of the glob group its folder would give it.
     const e2e = suites.projectsFor('default', { real: true }).find((p) => p.name === 'e2e');
-    expect(e2e?.exclude).toEqual(expect.arrayContaining([...suites.GROUPS.browser!, 'test/e2e/deploy.test.ts']));
+    expect(e2e?.exclude).toEqual(expect.arrayContaining([...suites.GROUPS.browser!, 'test/e2e/deploy-image.test.ts']));
   });
 
-  it('the default run leaves out the real-only files without DATABASE_URL and loads them with it', () => {
+  it('the default run leaves out the release group, and the real-only files without DATABASE_URL; the supported run loads them', () => {
     const embedded = suites.projectsFor('default', { real: false });
-    expect(embedded.map((p) => p.name)).toEqual(['unit', 'contract', 'e2e', 'browser', 'faults', 'release']);
+    expect(embedded.map((p) => p.name)).toEqual(['unit', 'contract', 'e2e', 'browser', 'faults']);
     for (const p of embedded) expect(p.exclude).toEqual(expect.arrayContaining(suites.REAL_ONLY));
-    const real = suites.projectsFor('default', { real: true });
+    const real = suites.projectsFor('supported', { real: true });
     const leftOut = suites.REAL_ONLY.filter((f) => real.find((p) => p.name === suites.groupOf(f))?.exclude.includes(f) !== false);
     expect(leftOut).toEqual([]);
   });
 
-  it('the supported run is every group but the browser; the fallback run only the transport files', () => {
+  it('the supported run is every group but the browser, the release run its group, the fallback run the transport files', () => {
     expect(suites.projectsFor('supported', { real: true }).map((p) => p.name)).toEqual(['unit', 'contract', 'e2e', 'faults', 'release']);
+    expect(suites.projectsFor('release', { real: true })).toEqual([{ name: 'release', include: suites.GROUPS.release, exclude: [] }]);
     const fallback = suites.projectsFor('fallback', { real: true });
     expect(fallback.flatMap((p) => p.include).sort()).toEqual([...suites.TRANSPORT].sort());
-    expect(() => suites.projectsFor('nightly', { real: true })).toThrow(/the runs are default, supported, fallback/);
+    expect(() => suites.projectsFor('nightly', { real: true })).toThrow(/the runs are default, supported, release, fallback/);
   });
 });
