@@ -29,6 +29,11 @@ export default defineConfig({
         // Debian's Chromium, installed on first need when this process may (chromium-setup.ts).
         ...(p.name === 'browser' ? { globalSetup: ['test/helpers/chromium-setup.ts'] } : {}),
         pool: 'forks',
+        // A worker runs its files one after another in one process, so the service's modules are
+        // loaded once per worker, not once per file (about 3 s each): files share nothing else
+        // (each starts and closes its own servers; gate-setup.ts runs again for each file). The
+        // release group keeps a process per file: its heap readings must see only their own file.
+        isolate: p.name === 'release',
         testTimeout: 30_000,
         hookTimeout: 60_000,
         teardownTimeout: 20_000,

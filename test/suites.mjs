@@ -56,13 +56,10 @@ export const REAL_ONLY = [
   'test/faults/protocols-stuck.test.ts',
   'test/faults/redis-lost.test.ts',
   'test/faults/redis-writes.test.ts',
-  'test/faults/signal-nodes.test.ts',
   'test/faults/stream-stuck.test.ts',
   'test/faults/two-node.test.ts',
   'test/e2e/chat-indexer-nodes.test.ts',
   'test/e2e/idempotency-nodes.test.ts',
-  'test/e2e/operator-console-nodes.test.ts',
-  'test/e2e/stream-revoke.test.ts',
 ];
 
 /** What differs between the uWS builds (HTTP and WebSocket transport, start, methods, headers,

@@ -12,7 +12,12 @@ const violations: string[] = [];
 /** 5xx answers received, failing the test unless it called expectServerErrors() (contract-gate.ts). */
 const unexpected: string[] = [];
 const pending = new Set<Promise<void>>();
-const original = globalThis.fetch;
+// The platform's own fetch, kept once per process: where a worker runs several files in turn
+// (isolate: false), this file runs again for each, and must not wrap its own wrapper.
+const REAL_FETCH = Symbol.for('commons.test.realFetch');
+const holder = globalThis as unknown as Record<symbol, typeof fetch>;
+holder[REAL_FETCH] ??= globalThis.fetch;
+const original = holder[REAL_FETCH];
 
 /** Servers the helpers started or called (test/helpers/server.ts), and any answer of the HTTP
  * pipeline (it always sets X-Request-Id); stand-ins for outside services are not checked. */
