@@ -154,9 +154,7 @@ describe('votes', () => {
     // (the deadline actor's own items, whenever its tick falls in between).
     const aboutIt = async (since: string) =>
       (await itemsOf(alice, since)).filter((i) => i.subject?.id === id).map((i) => [i.kind, i.actor, i.subject, i.excerpt]);
-    expect(await aboutIt(from)).toEqual([
-      ['vote', bob.number, { type: 'proposal', id, url }, 'first vote: Plant a tree'],
-    ]);
+    expect(await aboutIt(from)).toEqual([['vote', bob.number, { type: 'proposal', id, url }, 'first vote: Plant a tree']]);
     // Its close (72 h later) brings the tally, once, however many passes run.
     const last = await lastId(alice);
     clock.advance(71 * H);
@@ -165,9 +163,7 @@ describe('votes', () => {
     clock.advance(H);
     await noteClosedProposals(s.app.ctx);
     await noteClosedProposals(s.app.ctx);
-    expect(await aboutIt(last)).toEqual([
-      ['vote', null, { type: 'proposal', id, url }, 'closed: Plant a tree (yes 2, no 0, abstain 1)'],
-    ]);
+    expect(await aboutIt(last)).toEqual([['vote', null, { type: 'proposal', id, url }, 'closed: Plant a tree (yes 2, no 0, abstain 1)']]);
   });
 });
 

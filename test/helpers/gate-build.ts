@@ -2,18 +2,16 @@
 // OpenAPI and AsyncAPI documents from the same route list and schemas the server serves them
 // from, and every schema the gates check against compiled by Ajv into one standalone CommonJS
 // module. Test files load that module and a small index (gate-store.ts) instead of importing the
-// whole service and compiling validators per file. The files are named after the documents'
-// hash, so a run whose documents did not change reuses the previous run's module.
+// whole service and compiling validators per file. The files are named after a hash of their
+// sources (src/, the lockfile, the gate's own code), so a run whose sources did not change
+// reuses the previous run's module without loading the service at all.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { _, Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import addFormatsModule from 'ajv-formats';
-import { allRoutes } from '../../src/transport/all-routes.js';
-import { buildOpenApi } from '../../src/transport/documents/openapi.js';
-import { buildAsyncApi } from '../../src/transport/ws/asyncapi.js';
 import { GATE_CACHE_DIR, type GateIndex, type HttpResponseEntry, type Json, jsonSchemaOf } from './gate-store.js';
 
 // ajv-formats is published as CommonJS with a default export.
@@ -85,21 +83,34 @@ function streamIndex(doc: AsyncApiDoc, reg: Registry): GateIndex['stream'] {
   return { messages, eventBranches };
 }
 
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** What the documents are built from: every source file, the locked dependencies and this
+ * builder. The same inputs give the same files, so a run finds the last run's without building. */
+function sourcesHash(): string {
+  const h = createHash('sha256');
+  const files = readdirSync(join(ROOT, 'src'), { recursive: true })
+    .map(String)
+    .filter((f) => /\.(ts|mts|mjs|js|json)$/.test(f))
+    .sort();
+  for (const f of files) h.update(f).update(readFileSync(join(ROOT, 'src', f)));
+  for (const f of ['package-lock.json', 'test/helpers/gate-build.ts', 'test/helpers/gate-store.ts']) h.update(readFileSync(join(ROOT, f)));
+  return h.digest('hex').slice(0, 16);
+}
+
 /** Builds (or finds) the gate's module and index for the current sources; returns the index path. */
-export function buildGate(): string {
-  const openapi = buildOpenApi(allRoutes(), 'http://gate.invalid') as unknown as OpenApiDoc;
-  // AsyncAPI 3.0's default schema format is a superset of JSON Schema draft-07.
-  const asyncapi = buildAsyncApi('http://gate.invalid') as unknown as AsyncApiDoc;
-  // The documents and this builder name the files: a change to either builds them again.
-  const hash = createHash('sha256')
-    .update(JSON.stringify(openapi))
-    .update(JSON.stringify(asyncapi))
-    .update(readFileSync(import.meta.filename))
-    .digest('hex')
-    .slice(0, 16);
+export async function buildGate(): Promise<string> {
+  const hash = sourcesHash();
   const dir = join(GATE_CACHE_DIR, hash);
   const indexFile = join(dir, 'index.json');
   if (existsSync(indexFile)) return indexFile;
+  // Only now the service's modules: building the documents needs the route table and schemas.
+  const { allRoutes } = await import('../../src/transport/all-routes.js');
+  const { buildOpenApi } = await import('../../src/transport/documents/openapi.js');
+  const { buildAsyncApi } = await import('../../src/transport/ws/asyncapi.js');
+  const openapi = buildOpenApi(allRoutes(), 'http://gate.invalid') as unknown as OpenApiDoc;
+  // AsyncAPI 3.0's default schema format is a superset of JSON Schema draft-07.
+  const asyncapi = buildAsyncApi('http://gate.invalid') as unknown as AsyncApiDoc;
 
   const options = { strict: false, allErrors: true, validateFormats: true, code: { source: true, formats: undefined as never } } as const;
   const http = new Ajv2020(options);
@@ -126,6 +137,11 @@ export function buildGate(): string {
     if (!existsSync(indexFile)) throw e;
   } finally {
     rmSync(tmp, { recursive: true, force: true });
+  }
+  // Older sources' builds: kept a day (another run may still read one), then removed.
+  for (const other of readdirSync(GATE_CACHE_DIR)) {
+    const path = join(GATE_CACHE_DIR, other);
+    if (other !== hash && Date.now() - statSync(path).mtimeMs > 86_400_000) rmSync(path, { recursive: true, force: true });
   }
   return indexFile;
 }

@@ -24,7 +24,7 @@ export function templateDir(): string {
 export default async function setup(project: TestProject): Promise<void> {
   // Imported here, not at the top: files that import templateDir() need none of the gate's build.
   const { buildGate } = await import('./gate-build.js');
-  project.provide('gateIndex', buildGate());
+  project.provide('gateIndex', await buildGate());
   const dir = templateDir();
   if (!existsSync(join(dir, 'pg', 'PG_VERSION'))) {
     const work = `${dir}.${process.pid}`;
