@@ -70,6 +70,21 @@ module.exports = {
       to: { path: '^src/transport/(http|ws|mcp|a2a|nostr|routes)/' },
     },
     {
+      name: 'cli-is-a-client',
+      comment:
+        'The command line (src/cli) reaches the service over the wire only: it imports the service\'s schemas as types (so it cannot drift from them) and no code, so its bundle carries none of the service.',
+      severity: 'error',
+      from: { path: '^src/cli/' },
+      to: { path: '^src/', pathNot: '^src/cli/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'nothing-knows-the-cli',
+      comment: 'The service does not import the command line.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/cli/' },
+      to: { path: '^src/cli/' },
+    },
+    {
       name: 'no-circular',
       comment: 'No import circles anywhere in src/, type imports included: a module never reaches itself.',
       severity: 'error',

@@ -8,7 +8,8 @@
 // is `npm run check` (tsc --noEmit), which CI runs.
 // An install without dev dependencies (a container's runtime stage) has no bundler: there the
 // dist/ built earlier is kept, and its absence is an error.
-import { copyFileSync, existsSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 
 let esbuild;
 try {
@@ -20,6 +21,35 @@ try {
   }
   console.error('build: dist/ is missing and esbuild is not installed: run `npm ci` (with dev dependencies) first');
   process.exit(1);
+}
+
+async function buildCli(outdir) {
+  rmSync(join(outdir, 'cli-chunks'), { recursive: true, force: true });
+  await esbuild.build({
+    entryPoints: { cli: 'src/cli/main.ts' },
+    outdir,
+    chunkNames: 'cli-chunks/[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: true,
+    sourcesContent: false,
+    logLevel: 'warning',
+    // ws loads these optional native helpers when present and works without them.
+    external: ['bufferutil', 'utf-8-validate'],
+    banner: {
+      js: "#!/usr/bin/env node\nimport { createRequire as __commonsRequire } from 'node:module'; const require = __commonsRequire(import.meta.url);",
+    },
+  });
+  // `npx commons` runs the file itself: it must be executable.
+  chmodSync(join(outdir, 'cli.js'), 0o755);
+}
+
+if (process.argv[2] === 'cli') {
+  await buildCli(process.argv[3] ?? 'dist');
+  process.exit(0);
 }
 
 rmSync('dist', { recursive: true, force: true });
@@ -45,3 +75,4 @@ await esbuild.build({
   banner: { js: "import { createRequire as __commonsRequire } from 'node:module'; const require = __commonsRequire(import.meta.url);" },
 });
 copyFileSync('src/store/pglite-worker.mjs', 'dist/pglite-worker.mjs');
+await buildCli('dist');

@@ -44,7 +44,7 @@ const DirectoryEntry = z.object({
 
 const Tier = z.enum(['bronze', 'silver', 'gold']).nullable();
 
-const Me = z.object({
+export const Me = z.object({
   registration_number: z.string(),
   name: z.string(),
   state: z.enum(['registered', 'resident']),

@@ -36,7 +36,7 @@ export const Task = z.object({
   content_trust: z.literal('untrusted_user_content'),
 });
 
-const PostBody = z.object({
+export const PostBody = z.object({
   title: text(TEXT_LIMITS.task_title),
   body: text(TEXT_LIMITS.task_body),
   // The range is published here (src/domain/limits.ts) but checked by the domain, so that it

@@ -10,7 +10,7 @@ import { treasuryDocument } from '../../domain/treasury.js';
 import { ok, route } from '../runner/route.js';
 import { displayName, paging, registrationNumber, text } from '../runner/schemas.js';
 
-const DepositBody = z.object({
+export const DepositBody = z.object({
   tx_hash: z
     .string()
     .regex(/^(0[xX])?[0-9a-fA-F]{64}$/, 'ETH: 0x + 64 hex; BTC: 64 hex')
@@ -39,7 +39,7 @@ const DepositBody = z.object({
 
 const Amount = z.string().describe("decimal string in the asset's own unit, exact");
 
-const Deposit = z.object({
+export const Deposit = z.object({
   id: z.uuid(),
   tx_hash: z.string(),
   asset: z.enum(ASSETS),
