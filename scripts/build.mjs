@@ -11,6 +11,14 @@
 import { chmodSync, copyFileSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
+// The first `npx commons` in a clone links the package into npx's cache, and npm runs `prepare`
+// for it: the dist/ that `npm ci` built is the one to run, and a server started from it
+// (`npm start`) may be running, so it is neither deleted nor rebuilt then.
+if (process.env.npm_command === 'exec' && process.env.npm_lifecycle_event === 'prepare' && existsSync('dist/cli.js')) {
+  console.log('build: prepare run by npx to link the package; keeping the existing dist/');
+  process.exit(0);
+}
+
 let esbuild;
 try {
   esbuild = await import('esbuild');

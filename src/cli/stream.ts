@@ -108,6 +108,7 @@ function session(o: FollowOpts, since: string | undefined, advance: (id: string)
         ws.close(1000);
       } else if (f.op === 'ack' && f.ref === 'follow') {
         subscribed = true;
+        o.note(`stream: following ${o.topic}${cursor !== undefined ? ` after ${cursor}` : ''}`);
         if (cursor === undefined && o.refill) o.refill().catch((e) => o.note(`stream: could not fill the gap: ${(e as Error).message}`));
       } else if (f.op === 'event' && f.topic === o.topic && typeof f.id === 'string') {
         if (cursor !== undefined && BigInt(f.id) <= BigInt(cursor)) return;
