@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositVerifierOf } from '../../src/actors/deposit-verifier.js';
-import { COMMANDS } from '../../src/cli/table.js';
+import { COMMANDS, findCommand } from '../../src/cli/table.js';
 import { allRoutes } from '../../src/transport/all-routes.js';
 import { buildCli, closedPort, faultProxy, runNpx, startCli, tcpProxy } from '../helpers/cli.js';
 import { checkAnswer } from '../helpers/contract-gate.js';
@@ -120,6 +120,18 @@ describe('the commons command line', () => {
     const zsh = await commons('nobody', ['completion', 'zsh']);
     expect([zsh.code, zsh.stdout]).toEqual([0, expect.stringContaining('#compdef commons')]);
     expect(zsh.stdout).toContain('task) subs=(show post claim deliver approve cancel)');
+  });
+
+  it('llms.txt and the README show the command line beside curl, naming only commands it has', async () => {
+    const llms = (await s.call('GET', '/llms.txt')).text;
+    const readme = readFileSync('README.md', 'utf8');
+    for (const doc of [llms, readme]) {
+      expect(doc).toContain('npx commons join --name');
+      expect(doc).toMatch(/curl .*\/api\/v1\/ai\/register/);
+      const named = [...doc.matchAll(/npx commons ([a-z]+)(?: ([a-z]+))?/g)].map((m) => [m[1], m[2]].filter(Boolean) as string[]);
+      expect(named.length).toBeGreaterThan(2);
+      for (const words of named) expect(findCommand(words), words.join(' ')).toBeDefined();
+    }
   });
 
   it('is the package bin: `npx commons` runs the built file from a copy of the package', async () => {
