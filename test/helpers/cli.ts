@@ -28,10 +28,14 @@ export interface CliRun {
   exited: Promise<{ code: number | null; stdout: string; stderr: string }>;
 }
 
-export function startCli(cli: string, args: string[], env: Record<string, string | undefined>): CliRun {
+export function startCli(cli: string, args: string[], env: Record<string, string | undefined>, input?: string): CliRun {
   const clean = { ...process.env };
   for (const k of ['COMMONS_URL', 'COMMONS_TOKEN', 'OPERATOR_TOKEN', 'XDG_CONFIG_HOME', 'COMMONS_MAX_WAIT_S']) delete clean[k];
-  const child = spawn(process.execPath, [cli, ...args], { env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli, ...args], {
+    env: { ...clean, ...env },
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
+  if (input !== undefined) child.stdin?.end(input);
   let stdout = '';
   let stderr = '';
   const waiters = new Set<() => void>();
