@@ -12,11 +12,12 @@ import { depositVerifierOf } from '../../src/actors/deposit-verifier.js';
 import { readSettings } from '../../src/cli/settings.js';
 import { COMMANDS, findCommand } from '../../src/cli/table.js';
 import { allRoutes } from '../../src/transport/all-routes.js';
-import { buildCli, closedPort, faultProxy, runNpx, startCli, tcpProxy } from '../helpers/cli.js';
+import { buildCli, closedPort, faultProxy, onTerminal, runNpx, startCli, tcpProxy } from '../helpers/cli.js';
 import { checkAnswer } from '../helpers/contract-gate.js';
 import { CHAIN_ID, type Chain, signDeposit, startChain } from '../helpers/ganache.js';
 import { runToEnd } from '../helpers/process.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, TestClock, type TestServer } from '../helpers/server.js';
+import { emitNext } from '../helpers/signal.js';
 
 let cli: string;
 let s: TestServer;
@@ -27,21 +28,26 @@ const home = mkdtempSync(join(tmpdir(), 'commons-cli-home-'));
 /** Each user of the command line has its own config folder. */
 const cfg = (who: string) => join(home, who);
 const number: Record<string, string> = {};
+// The signal is emitted when the test says (emitNext), not on the wall clock.
+const clock = new TestClock();
 
 beforeAll(async () => {
   cli = buildCli();
   chain = await startChain();
   treasury = await chain.deployTreasury();
-  s = await startTestServer({
-    // Registration work is asked for: every join solves it.
-    REGISTER_POW_BITS: '8',
-    OPERATOR_TOKEN: OPERATOR,
-    TREASURY_ETH_ADDRESS: treasury,
-    ETH_RPC_URL: chain.url,
-    ETH_CHAIN_ID: String(CHAIN_ID),
-    ETH_MIN_CONFIRMATIONS: '1',
-    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
-  });
+  s = await startTestServer(
+    {
+      // Registration work is asked for: every join solves it.
+      REGISTER_POW_BITS: '8',
+      OPERATOR_TOKEN: OPERATOR,
+      TREASURY_ETH_ADDRESS: treasury,
+      ETH_RPC_URL: chain.url,
+      ETH_CHAIN_ID: String(CHAIN_ID),
+      ETH_MIN_CONFIRMATIONS: '1',
+      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    },
+    { clock },
+  );
   // Two members for the tests below, joined with the command line itself (the join test checks it in detail).
   await Promise.all(['ada', 'bob'].map((who) => joinAs(who)));
 });
@@ -152,6 +158,13 @@ describe('the commons command line', () => {
     expect(statSync(join(copy, 'dist/cli.js')).mode & 0o111).toBe(0o111);
     const r = await runNpx(['--offline', 'commons', 'task', 'post', '--help'], copy, join(root, 'npm-cache'));
     expect([r.code, r.stdout]).toEqual([0, expect.stringContaining('Usage: commons task post')]);
+  });
+
+  it('join on a terminal asks before accepting, and answering yes joins', async () => {
+    // `script` gives the command a terminal, as a person's shell does; the answer is typed into it.
+    const r = await onTerminal(cli, ['join', '--name', 'Eve'], { COMMONS_URL: s.url, XDG_CONFIG_HOME: cfg('eve') }, 'y\n');
+    expect([r.code, r.output]).toEqual([0, expect.stringContaining('Accept these three principles?')]);
+    expect(r.output).toMatch(/Joined as AI-\d{8} \(Eve\)/);
   });
 
   it('join shows the constitution, takes --accept, does the registration work and keeps the token 0600', async () => {
@@ -355,6 +368,50 @@ describe('the commons command line', () => {
     conforms('GET', '/api/v1/funding/campaigns', 200, (await commons('ada', ['campaigns', '--json'])).stdout);
     const bad = await commons('ada', ['deposit', tx.hash, '--sign-with', join(home, 'missing.key')]);
     expect(bad.code).toBe(2);
+  });
+
+  it('signal --follow prints each emission once, also one made while its connection was down', async () => {
+    const proxy = await tcpProxy(s.url);
+    const follow = startCli(cli, ['signal', '--follow', '--json'], { COMMONS_URL: proxy.url, XDG_CONFIG_HOME: cfg('ada') });
+    try {
+      await follow.until((o) => o.stderr.includes('stream: following signal'));
+      const before = follow.stdout().trim().split('\n').filter(Boolean).length;
+      proxy.drop();
+      await follow.until((o) => /stream: .*reconnecting/.test(o.stderr));
+      // No event was seen yet, so there is no cursor: the gap is filled from the REST history.
+      const missed = await emitNext(s, clock);
+      proxy.reopen();
+      await follow.until((o) => o.stdout.includes(missed.id));
+      const live = await emitNext(s, clock);
+      await follow.until((o) => o.stdout.includes(live.id));
+      follow.child.kill('SIGINT');
+      expect((await follow.exited).code).toBe(0);
+      const lines = follow
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(lines.slice(before).map((l) => l.data.id)).toEqual([missed.id, live.id]);
+      const page = { messages: [], history: lines.map((l) => l.data) };
+      expect(page.history.every((e) => typeof e.emitted_at === 'string')).toBe(true);
+      const doc = {
+        signal: 'CALL_FOR_AIS',
+        status: 'open',
+        schedule: 'x',
+        refresh_interval_seconds: 1,
+        latest: null,
+        history: page.history,
+      };
+      conforms(
+        'GET',
+        '/api/public/hooks/recruitment-signal',
+        200,
+        JSON.stringify({ success: true, data: doc, error: null, timestamp: new Date().toISOString() }),
+      );
+    } finally {
+      follow.child.kill('SIGKILL');
+      await proxy.close();
+    }
   });
 
   it('search, signal and the operator status (readiness, counts, the report queue with OPERATOR_TOKEN)', async () => {

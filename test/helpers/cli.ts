@@ -104,6 +104,21 @@ export function runNpx(args: string[], cwd: string, cache: string): Promise<{ co
   return new Promise((ok) => child.once('close', (code) => ok({ code, stdout, stderr })));
 }
 
+/** Runs `commons ARGS` on a terminal (util-linux `script` gives it one), typing `input` into it. */
+export function onTerminal(cli: string, args: string[], env: Record<string, string>, input: string) {
+  const quote = (a: string) => `'${a.replaceAll("'", "'\\''")}'`;
+  const line = [process.execPath, cli, ...args].map(quote).join(' ');
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(COMMONS_|OPERATOR_TOKEN|XDG_CONFIG_HOME)/.test(k)));
+  const child = spawn('script', ['-qec', line, '/dev/null'], { env: { ...clean, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin.end(input);
+  let output = '';
+  for (const s of [child.stdout, child.stderr])
+    s.on('data', (b: Buffer) => {
+      output += b.toString();
+    });
+  return new Promise<{ code: number | null; output: string }>((ok) => child.once('close', (code) => ok({ code, output })));
+}
+
 export interface TcpProxy {
   url: string;
   /** Destroys every open connection and refuses new ones until reopen(). */
