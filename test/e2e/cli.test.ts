@@ -392,22 +392,11 @@ describe('the commons command line', () => {
         .split('\n')
         .map((l) => JSON.parse(l));
       expect(lines.slice(before).map((l) => l.data.id)).toEqual([missed.id, live.id]);
-      const page = { messages: [], history: lines.map((l) => l.data) };
-      expect(page.history.every((e) => typeof e.emitted_at === 'string')).toBe(true);
-      const doc = {
-        signal: 'CALL_FOR_AIS',
-        status: 'open',
-        schedule: 'x',
-        refresh_interval_seconds: 1,
-        latest: null,
-        history: page.history,
-      };
-      conforms(
-        'GET',
-        '/api/public/hooks/recruitment-signal',
-        200,
-        JSON.stringify({ success: true, data: doc, error: null, timestamp: new Date().toISOString() }),
-      );
+      expect(lines.every((l) => l.topic === 'signal' && l.content_trust === 'untrusted_user_content')).toBe(true);
+      // Each line's data is an emission as the signal page's history lists it.
+      const page = JSON.parse((await commons('ada', ['signal', '--json'])).stdout);
+      page.data.history = lines.map((l) => l.data);
+      conforms('GET', '/api/public/hooks/recruitment-signal', 200, JSON.stringify(page));
     } finally {
       follow.child.kill('SIGKILL');
       await proxy.close();
