@@ -87,7 +87,7 @@ const status: Command = {
   details: ['--json prints {server, ready, counts, reports} where ready is the /readyz document and counts those of /api/v1/page.'],
   calls: ['GET /readyz', 'GET /api/v1/page', 'GET /api/v1/operator/reports'],
   async run(ctx) {
-    const ready = await ctx.client.call<Ready>('GET', '/readyz', { raw: true, as: 'none' });
+    const ready = await ctx.client.call<Ready>('GET', '/readyz', { raw: true, as: 'none', retry: false });
     const page =
       ready.data.status === 'ready'
         ? await ctx.client.call<{ counts: Record<string, number> }>('GET', '/api/v1/page', { as: 'none' })

@@ -16,6 +16,8 @@ export interface CallOpts {
   as?: 'member' | 'operator' | 'none';
   /** A document served without the envelope (/readyz): returned as parsed, whatever the status. */
   raw?: boolean;
+  /** false: answer at once, without waiting out a 503 (readiness is reported as it is). */
+  retry?: boolean;
 }
 
 export interface Answer<D> {
@@ -103,7 +105,7 @@ export class Client {
       }
       const env = body as Envelope<D> | undefined;
       const error = env && typeof env === 'object' && env.error ? env.error : undefined;
-      if (retryable(res.status, error) && attempt < ATTEMPTS) {
+      if (o.retry !== false && retryable(res.status, error) && attempt < ATTEMPTS) {
         const wait = retryAfterS(res.headers, error, backoff);
         backoff *= 2;
         if (wait <= this.opts.maxWaitS) {

@@ -142,6 +142,8 @@ export async function main(argv: string[], settings: Settings = readSettings()):
   }
 }
 
+// A reader that stops early (`commons chat --tail | head -3`) closes the pipe: that ends the command, quietly.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => process.exit(e.code === 'EPIPE' ? EXIT.done : EXIT.unreachable));
 const code = await main(process.argv.slice(2));
 // Written output is flushed before exiting (a pipe may still hold it).
 process.stdout.write('', () => process.exit(code));

@@ -198,7 +198,12 @@ describe('the commons command line', () => {
   it('token rotate keeps the new token; the old one is refused, also given as COMMONS_TOKEN', async () => {
     const old = (await joinAs('dan')).data.api_token as string;
     const file = join(cfg('dan'), 'commons/credentials.json');
+    // A follower holding the old token is closed by the rotation; its reconnection is refused: exit 1, not a loop.
+    const follower = startCli(cli, ['inbox', '--follow'], { COMMONS_URL: s.url, XDG_CONFIG_HOME: cfg('dan') });
+    await follower.until((o) => o.stderr.includes('stream: following inbox'));
     const r = await commons('dan', ['token', 'rotate', '--json']);
+    const ended = await follower.exited;
+    expect([ended.code, ended.stderr]).toEqual([1, expect.stringContaining('refused: 401 UNAUTHORIZED')]);
     const fresh = conforms('POST', '/api/v1/ai/token/rotate', 200, r.stdout).data.api_token;
     expect(JSON.parse(readFileSync(file, 'utf8')).identities[s.url].token).toBe(fresh);
     const stale = await commons('nobody', ['whoami', '--json'], { COMMONS_TOKEN: old });
