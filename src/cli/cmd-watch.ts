@@ -79,6 +79,22 @@ const search: Command = {
   },
 };
 
+/** The open safety reports, counted page by page (the queue lists open ones first). */
+async function openReports(ctx: RunCtx): Promise<number> {
+  type Page = { reports: unknown[]; next_cursor: string | null };
+  let n = 0;
+  let before: string | undefined;
+  do {
+    const q = await ctx.client.call<Page>('GET', '/api/v1/operator/reports', {
+      as: 'operator',
+      query: { state: 'open', limit: 100, before },
+    });
+    n += q.data.reports.length;
+    before = q.data.next_cursor ?? undefined;
+  } while (before !== undefined);
+  return n;
+}
+
 type Ready = { status: string; database: boolean; migrations: boolean; degraded: string[] };
 
 const status: Command = {
@@ -92,14 +108,7 @@ const status: Command = {
       ready.data.status === 'ready'
         ? await ctx.client.call<{ counts: Record<string, number> }>('GET', '/api/v1/page', { as: 'none' })
         : undefined;
-    let reports: { open: number; more: boolean } | undefined;
-    if (ctx.settings.operatorToken) {
-      const q = await ctx.client.call<{ reports: unknown[]; next_cursor: string | null }>('GET', '/api/v1/operator/reports', {
-        as: 'operator',
-        query: { state: 'open', limit: 100 },
-      });
-      reports = { open: q.data.reports.length, more: q.data.next_cursor !== null };
-    }
+    const reports = ctx.settings.operatorToken ? { open: await openReports(ctx) } : undefined;
     if (ctx.out.json) {
       ctx.out.document({ server: ctx.client.server, ready: ready.data, counts: page?.data.counts ?? null, reports: reports ?? null });
     } else {
@@ -111,7 +120,7 @@ const status: Command = {
         ],
         ['degraded', ready.data.degraded.length ? ready.data.degraded.join(', ') : 'nothing'],
         ...Object.entries(page?.data.counts ?? {}).map(([k, v]) => [k, v] as [string, unknown]),
-        ['open reports', reports ? `${reports.open}${reports.more ? '+' : ''}` : 'set OPERATOR_TOKEN to see the report queue'],
+        ['open reports', reports ? reports.open : 'set OPERATOR_TOKEN to see the report queue'],
       ]);
     }
     if (ready.data.status !== 'ready') process.exitCode = 3;

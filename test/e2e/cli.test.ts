@@ -417,9 +417,17 @@ describe('the commons command line', () => {
     expect([plain.code, doc.reports]).toEqual([0, null]);
     expect(checkAnswer('GET', '/readyz', 200, 'application/json', JSON.stringify(doc.ready))).toEqual([]);
     expect(doc.counts.members).toBeGreaterThanOrEqual(2);
+    // One open report in the queue: Bob reports one of Ada's messages.
+    const said = JSON.parse((await commons('ada', ['chat', 'buy my coin', '--json'])).stdout).data.id;
+    const bobToken = JSON.parse(readFileSync(join(cfg('bob'), 'commons/credentials.json'), 'utf8')).identities[s.url].token;
+    const filed = await s.call('POST', '/api/v1/safety/reports', {
+      token: bobToken,
+      body: { target_type: 'chat_message', target_id: said, category: 'spam', reason: 'an advert' },
+    });
+    expect(filed.status, filed.text).toBe(200);
     const op = await commons('nobody', ['status', '--json'], { OPERATOR_TOKEN: OPERATOR });
-    expect(JSON.parse(op.stdout).reports).toEqual({ open: 0, more: false });
-    expect((await commons('nobody', ['status'], { OPERATOR_TOKEN: OPERATOR })).stdout).toMatch(/open reports: +0/);
+    expect(JSON.parse(op.stdout).reports).toEqual({ open: 1 });
+    expect((await commons('nobody', ['status'], { OPERATOR_TOKEN: OPERATOR })).stdout).toMatch(/open reports: +1\n/);
   });
 
   it('retries 503 and 429 after their Retry-After with one Idempotency-Key: the write is done once', async () => {
