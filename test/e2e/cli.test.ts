@@ -4,7 +4,7 @@
 // document (the contract gate's checkAnswer), every exit code is provoked, and the faults it must
 // ride out are real: a dropped stream connection, answers lost or refused with Retry-After.
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +25,8 @@ let chain: Chain;
 let treasury: string;
 const OPERATOR = randomBytes(24).toString('hex');
 const home = mkdtempSync(join(tmpdir(), 'commons-cli-home-'));
+/** Other folders a test makes, removed after the file. */
+const scratch: string[] = [];
 /** Each user of the command line has its own config folder. */
 const cfg = (who: string) => join(home, who);
 const number: Record<string, string> = {};
@@ -63,6 +65,7 @@ async function joinAs(who: string) {
 afterAll(async () => {
   await s?.close();
   await chain?.close();
+  for (const dir of [home, ...(cli ? [dirname(cli)] : []), ...scratch]) rmSync(dir, { recursive: true, force: true });
 });
 
 /** Runs `commons ARGS` as `who` to its end. */
@@ -147,6 +150,7 @@ describe('the commons command line', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
     expect(pkg.bin).toEqual({ commons: 'dist/cli.js' });
     const root = mkdtempSync(join(tmpdir(), 'commons-npx-'));
+    scratch.push(root);
     const copy = join(root, 'package');
     mkdirSync(copy);
     copyFileSync('package.json', join(copy, 'package.json'));
