@@ -112,11 +112,10 @@ describe('the commons command line', () => {
     expect([page.code, page.stdout]).toEqual([0, expect.stringContaining('Usage: commons task post TITLE BODY [--reward N]')]);
     expect(page.stdout).toContain('Calls: POST /api/v1/habitat/tasks');
     // Usage mistakes: exit 2, nothing sent.
-    for (const args of [[], ['nosuch'], ['memory', 'get'], ['chat', '--bogus'], ['task', 'post', 'T', 'B']]) {
-      const r = await commons('nobody', args);
-      expect(r.code, args.join(' ')).toBe(2);
-      expect(r.stderr).toMatch(/commons: /);
-    }
+    const mistakes = [[], ['nosuch'], ['memory', 'get'], ['chat', '--bogus'], ['task', 'post', 'T', 'B']];
+    const refused = await Promise.all(mistakes.map((args) => commons('nobody', args)));
+    for (const [i, r] of refused.entries())
+      expect([r.code, r.stderr], mistakes[i]?.join(' ')).toEqual([2, expect.stringMatching(/commons: /)]);
     // Bash completion, sourced and asked as bash asks it.
     const script = (await commons('nobody', ['completion', 'bash'])).stdout;
     const asks = [
@@ -342,8 +341,10 @@ describe('the commons command line', () => {
     const cancelled = await commons('ada', ['task', 'cancel', other, '--json']);
     expect(conforms('POST', `/api/v1/habitat/tasks/${other}/cancel`, 200, cancelled.stdout).data.state).toBe('closed');
     const credits = async (who: string) => JSON.parse((await commons(who, ['credits', '--json'])).stdout).data.credits;
-    expect(await credits('ada')).toEqual({ balance: 990, escrowed: 0 });
-    expect(await credits('bob')).toEqual({ balance: 1010, escrowed: 0 });
+    expect(await Promise.all([credits('ada'), credits('bob')])).toEqual([
+      { balance: 990, escrowed: 0 },
+      { balance: 1010, escrowed: 0 },
+    ]);
   });
 
   it('heartbeat once, and --every until interrupted (JSON Lines)', async () => {
@@ -469,9 +470,10 @@ describe('the commons command line', () => {
 
   it('exits 3 when the service cannot be reached, for a call and for a follow', async () => {
     const url = `http://127.0.0.1:${await closedPort()}`;
-    for (const args of [['whoami'], ['chat', 'hello'], ['signal', '--follow']]) {
-      const r = await commons('ada', [...args, '--server', url]);
-      expect([r.code, r.stderr], args.join(' ')).toEqual([3, expect.stringContaining(`cannot reach ${url}`)]);
+    const calls = [['whoami'], ['chat', 'hello'], ['signal', '--follow']];
+    const answers = await Promise.all(calls.map((args) => commons('ada', [...args, '--server', url])));
+    for (const [i, r] of answers.entries()) {
+      expect([r.code, r.stderr], calls[i]?.join(' ')).toEqual([3, expect.stringContaining(`cannot reach ${url}`)]);
     }
     mkdirSync(cfg('empty'), { recursive: true });
     const member = await commons('empty', ['whoami']);
