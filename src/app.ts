@@ -140,7 +140,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const signal = await signalFeed(ctx);
   services.push({ name: 'signal feed', stop: () => signal.close() });
   const feeds = { chat: chatFeed(chatRoom), signal };
-  const stream = mountStream(app, { ctx, guests, feeds, ops: streamOperations(ctx, router), limits });
+  const stream = mountStream(app, { ctx, guests, feeds, ops: streamOperations(router), limits });
   const nostrRelay = mountNostrRelay(app, ctx);
   // The tool protocols are mounted before the catch-all HTTP route so their paths match first.
   mountMcp(app, { ctx, guests, router, limits }, inflight);
@@ -201,9 +201,9 @@ export async function startApp(opts: AppOptions): Promise<App> {
 
 /** The stream's ops that belong to other areas: wiring only, the use cases are in the domain. */
 /** The stream's operations: chat is the REST route's; heartbeats keep the member's row per node. */
-function streamOperations(ctx: Ctx, router: Router): StreamOps {
+function streamOperations(router: Router): StreamOps {
   const rows = new HeartbeatRows();
-  return streamOps(router, (caller, statusNote) => sessionHeartbeat(ctx, caller, statusNote, rows));
+  return streamOps(router, (c, caller, statusNote) => sessionHeartbeat(c, caller, statusNote, rows));
 }
 
 /** A Redis connection for rate-limit counters. Until Redis answers, limits count in this node's

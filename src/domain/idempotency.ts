@@ -11,6 +11,7 @@
 // advisory lock across nodes) 409 IDEMPOTENCY_IN_FLIGHT.
 import type { Sql, TransactionSql } from 'postgres';
 import * as store from '../store/idempotency.js';
+import { holdingConnection } from '../store/one-connection.js';
 import { CommonsError, type ErrorCode, type FieldIssue, fail, type NextCall } from './errors.js';
 import type { BusMessage, Ctx } from './ports.js';
 import { keyHashOf, openAnswer, sealAnswer } from './sealed-answer.js';
@@ -71,37 +72,40 @@ export async function runKeyed<R>(ctx: Ctx, k: Keyed, answers: KeyedAnswers<R>, 
     const prior = await store.findAnswer(ctx.sql, k.scope, keyHash, since);
     if (prior) return replay(prior, k);
     const held: BusMessage[] = [];
-    const out = await ctx.sql.begin(async (tx) => {
-      if (!(await store.tryHold(tx, k.scope, keyHash))) inFlight();
-      const again = await store.findAnswer(tx, k.scope, keyHash, since);
-      if (again) return { again, result: undefined, refusal: undefined };
-      const view = inTransaction(ctx, tx, held);
-      let result: R | undefined;
-      let refusal: unknown;
-      let stored: { status: number; body: StoredBody };
-      try {
-        result = (await tx.savepoint(() => work(view))) as R;
-        const a = answers.ofResult(result);
-        stored = { status: a.status, body: { data: a.data } };
-      } catch (err) {
-        const status = answers.statusOfRefusal(err);
-        if (status === null || !(err instanceof CommonsError)) throw err;
-        refusal = err;
-        held.length = 0;
-        stored = { status, body: { error: errorOf(err) } };
-      }
-      const sealed = sealAnswer({ ...k, status: stored.status }, stored.body);
-      await store.saveAnswer(tx, {
-        scope: k.scope,
-        keyHash,
-        fingerprint: k.fingerprint,
-        status: stored.status,
-        sealed,
-        at: now,
-        expiredBefore: since,
-      });
-      return { again: null, result, refusal };
-    });
+    // Every statement of the write goes through `tx` (../store/one-connection.ts refuses others).
+    const out = await ctx.sql.begin((tx) =>
+      holdingConnection(async () => {
+        if (!(await store.tryHold(tx, k.scope, keyHash))) inFlight();
+        const again = await store.findAnswer(tx, k.scope, keyHash, since);
+        if (again) return { again, result: undefined, refusal: undefined };
+        const view = inTransaction(ctx, tx, held);
+        let result: R | undefined;
+        let refusal: unknown;
+        let stored: { status: number; body: StoredBody };
+        try {
+          result = (await tx.savepoint(() => work(view))) as R;
+          const a = answers.ofResult(result);
+          stored = { status: a.status, body: { data: a.data } };
+        } catch (err) {
+          const status = answers.statusOfRefusal(err);
+          if (status === null || !(err instanceof CommonsError)) throw err;
+          refusal = err;
+          held.length = 0;
+          stored = { status, body: { error: errorOf(err) } };
+        }
+        const sealed = sealAnswer({ ...k, status: stored.status }, stored.body);
+        await store.saveAnswer(tx, {
+          scope: k.scope,
+          keyHash,
+          fingerprint: k.fingerprint,
+          status: stored.status,
+          sealed,
+          at: now,
+          expiredBefore: since,
+        });
+        return { again: null, result, refusal };
+      }),
+    );
     if (out.again) return replay(out.again, k);
     // Committed: now what the write published goes out (it may be lost; replay fills the gap).
     for (const m of held) await ctx.bus.publish(m);

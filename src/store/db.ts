@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import postgres, { type Sql } from 'postgres';
+import { guardOneConnection } from './one-connection.js';
 
 export interface Store {
   sql: Sql;
@@ -75,7 +76,7 @@ async function openPostgres(url: string, schema: string | undefined, deadlines: 
     ...d,
     connection: { ...('connection' in d ? d.connection : {}), ...(schema ? { search_path: schema } : {}) },
   });
-  return { sql, kind: 'postgres', close: () => sql.end({ timeout: 5 }) };
+  return { sql: guardOneConnection(sql), kind: 'postgres', close: () => sql.end({ timeout: 5 }) };
 }
 
 async function openEmbedded(dataDir: string, onLost: ((err: Error) => void) | undefined, pointer: string): Promise<Store> {
@@ -105,7 +106,7 @@ async function openEmbedded(dataDir: string, onLost: ((err: Error) => void) | un
   // PGlite is one database session: a single connection keeps transactions from interleaving.
   const sql = postgres({ host: sockDir, port: 5432, database: 'postgres', username: 'postgres', max: 1, ...quiet });
   return {
-    sql,
+    sql: guardOneConnection(sql),
     kind: 'pglite',
     worker,
     async close() {

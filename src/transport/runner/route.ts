@@ -140,6 +140,11 @@ export function route<
   P extends z.ZodType = z.ZodType,
   R extends z.ZodType = z.ZodType,
 >(def: RouteDef<B, Q, P, R>): AnyRoute {
+  // Every write spends the caller's write budget, whatever door it comes through (DECISIONS.md
+  // "Every door, the same rules"): a write cannot be declared free or a read.
+  if (def.method !== 'GET' && (def.limit === 'none' || def.limit === 'read')) {
+    throw new Error(`${def.method} ${def.path}: a write's rate-limit class cannot be ${def.limit}`);
+  }
   // Bodies refuse unknown fields (src/transport/runner/strict.ts); query parameters stay lenient.
   return (def.body ? { ...def, body: strict(def.body) } : def) as AnyRoute;
 }

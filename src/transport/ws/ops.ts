@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { Caller } from '../../domain/caller.js';
 import { STATUS_NOTE_MAX } from '../../domain/habitat.js';
+import type { Ctx } from '../../domain/ports.js';
 import { routeOf } from '../runner/actions.js';
 import { type AnyRoute, ok, route } from '../runner/route.js';
 import type { Router } from '../runner/router.js';
@@ -15,20 +16,25 @@ export interface StreamOps {
   heartbeat: AnyRoute;
 }
 
-export function streamOps(router: Router, heartbeat: (caller: Caller, statusNote: string | undefined) => Promise<unknown>): StreamOps {
+/** The heartbeat's use case, run with the context the runner gives (a keyed op's is its write's
+ * transaction: a statement outside it would wait for the embedded store's one connection, held by
+ * that very transaction, for good). */
+export type HeartbeatCase = (ctx: Ctx, caller: Caller, statusNote: string | undefined) => Promise<unknown>;
+
+export function streamOps(router: Router, heartbeat: HeartbeatCase): StreamOps {
   return {
     chat: routeOf(router, 'POST /api/v1/chat'),
     heartbeat: route({
       method: 'POST',
       path: '/api/v1/stream',
       auth: 'member',
-      // The session's op budget bounds it (src/transport/ws/dispatch.ts), as before this runner.
-      limit: 'none',
+      // A write like any other: it spends the caller's write budget, the session's op budget on
+      // top (DECISIONS.md "Every door, the same rules").
       summary: 'A heartbeat over the stream',
       tags: ['stream'],
       body: z.object({ status_note: text(STATUS_NOTE_MAX).optional() }),
       response: z.unknown(),
-      handler: async (req) => ok(await heartbeat(req.caller, req.body.status_note)),
+      handler: async (req, ctx) => ok(await heartbeat(ctx, req.caller, req.body.status_note)),
     }),
   };
 }
