@@ -4,6 +4,7 @@
 // the session's op budget on top. One server for the file, limits on (write=5/60 so a budget is
 // spent in a few writes), each case from its own address. Both backends.
 import { randomUUID } from 'node:crypto';
+import { pack } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 import { busEnv, StreamClient } from '../helpers/stream.js';
@@ -69,5 +70,114 @@ describe('one write budget', () => {
     const after = await s.call('POST', '/api/v1/habitat/heartbeat', { token: m.api_token, headers: m.headers, body: {} });
     expect(after.status).toBe(429);
     expect(after.json.error.code).toBe('RATE_LIMITED');
+  });
+});
+
+const chatRows = async () => (await s.app.ctx.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM chat_messages`)[0]?.n ?? 0;
+/** `text` as UTF-8 with the bytes of `mark` (ASCII) replaced by 0xFF, which no UTF-8 holds. */
+const spoiled = (bytes: Uint8Array, mark = 'ZZZZ'): Buffer => {
+  const b = Buffer.from(bytes);
+  const at = b.indexOf(mark);
+  if (at < 0) throw new Error('mark not found');
+  b[at + 1] = 0xff;
+  return b;
+};
+const deep = (n: number): string => `${'['.repeat(n)}${']'.repeat(n)}`;
+
+async function mcp(raw: Buffer | string) {
+  const res = await fetch(`${s.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...address() },
+    body: raw,
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: arbitrary JSON-RPC answers.
+  return { status: res.status, json: (await res.json()) as any };
+}
+const toolCall = (args: string) => `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"post_chat","arguments":${args}}}`;
+/** The tool error's code from a tools/call answer. */
+const toolCode = (a: Awaited<ReturnType<typeof mcp>>) =>
+  a.json.result?.isError ? JSON.parse(a.json.result.content[0].text).error.code : null;
+
+async function a2a(raw: Buffer | string) {
+  const res = await fetch(`${s.url}/a2a`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...address() },
+    body: raw,
+  });
+  const text = await res.text();
+  return { status: res.status, text, json: JSON.parse(text) };
+}
+const sendData = (data: string) =>
+  `{"jsonrpc":"2.0","id":9,"method":"SendMessage","params":{"message":{"messageId":"${randomUUID()}","role":"ROLE_USER","parts":[{"data":${data}}]}}}`;
+
+describe('one decoding on every door', () => {
+  it('the stream: a MessagePack str that is not UTF-8 and a __proto__ key are refused; a JSON text frame that is not UTF-8 closes the session', async () => {
+    const before = await chatRows();
+    const mp = await StreamClient.open(s.url, { msgpack: true, headers: address() });
+    clients.push(mp);
+    mp.ws.send(spoiled(pack({ op: 'chat', ref: 'u', body: 'ZZZZ words' })));
+    expect((await mp.next((f) => f.op === 'error')).error).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ path: 'frame' }] });
+    mp.ws.send(pack({ op: 'chat', ref: 'p', body: 'words', ...JSON.parse('{"__proto__":{"x":1}}') }));
+    expect((await mp.next((f) => f.op === 'error')).error.code).toBe('INVALID_JSON');
+    mp.ws.send(pack(JSON.parse(`{"op":"chat","ref":"d","body":"words","name":${deep(40)}}`)));
+    expect((await mp.next((f) => f.op === 'error')).error.code).toBe('INVALID_JSON');
+    // The session goes on after a refusal.
+    expect(await mp.request('ping')).toMatchObject({ op: 'pong' });
+    const js = await StreamClient.open(s.url, { headers: address() });
+    clients.push(js);
+    js.ws.send(spoiled(Buffer.from(JSON.stringify({ op: 'chat', ref: 't', body: 'ZZZZ words' }))), { binary: false });
+    // uWS checks text frames itself and drops the connection (1006) before the frame reaches us
+    // (uWebSockets.js 20.30, the Node 20 fallback); where it hands the frame on, the server closes
+    // 1007 after an error frame (src/transport/ws/stream.ts).
+    expect([1006, 1007]).toContain((await js.closed).code);
+    expect(await chatRows()).toBe(before);
+  });
+
+  it('MCP: tool arguments that are not UTF-8, or carry __proto__ or constructor keys, or nest past 32, are tool errors', async () => {
+    const before = await chatRows();
+    expect(toolCode(await mcp(spoiled(Buffer.from(toolCall('{"body":"ZZZZ words"}')))))).toBe('VALIDATION_FAILED');
+    expect(toolCode(await mcp(toolCall('{"body":"words","__proto__":{"x":1}}')))).toBe('INVALID_JSON');
+    expect(toolCode(await mcp(toolCall('{"body":"words","name":{"constructor":{"prototype":{}}}}')))).toBe('INVALID_JSON');
+    expect(toolCode(await mcp(toolCall(`{"body":"words","name":${deep(33)}}`)))).toBe('INVALID_JSON');
+    // Not a tool call at all: a JSON-RPC error with our code in its data.
+    const other = await mcp(spoiled(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ZZZZ"}')));
+    expect(other.status).toBe(200);
+    expect(other.json.error.data.code).toBe('VALIDATION_FAILED');
+    expect(await chatRows()).toBe(before);
+  });
+
+  it('A2A: data parts that are not UTF-8, carry __proto__, or nest past 32 (or 30,000) are refused with our code; no input answers 500', async () => {
+    const before = await chatRows();
+    const bad = await a2a(spoiled(Buffer.from(sendData('{"skill":"post_chat","body":"ZZZZ words"}'))));
+    expect(bad.json.error).toMatchObject({ code: -32602, data: { code: 'VALIDATION_FAILED' } });
+    const proto = await a2a(sendData('{"skill":"post_chat","body":"words","__proto__":{"x":1}}'));
+    expect(proto.json.error).toMatchObject({ code: -32700, data: { code: 'INVALID_JSON' } });
+    const nested = await a2a(sendData(`{"skill":"post_chat","body":"words","name":${deep(33)}}`));
+    expect(nested.json.result.message.parts[0].data.error.code).toBe('INVALID_JSON');
+    const deepest = await a2a(sendData(`{"skill":"post_chat","body":"words","name":${deep(30_000)}}`));
+    expect(deepest.json.error).toMatchObject({ code: -32700, data: { code: 'INVALID_JSON' } });
+    expect(deepest.text).not.toContain('stack');
+    const odd = [
+      '[]',
+      'null',
+      '1',
+      '"x"',
+      '{}',
+      '{"jsonrpc":"2.0","id":{},"method":"SendMessage"}',
+      '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":null}',
+      '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":null}}',
+      '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"parts":"x"}}}',
+      '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[null]}}}',
+      '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":null}]}}}',
+      '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":[1,2]}]}}}',
+      '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":5}]}}}',
+      '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"data","data":"x"}]}}}',
+      '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":1,"role":"user","parts":[{"kind":"file"}]}}}',
+      '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":{}}}',
+      '{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":null}}',
+    ];
+    const statuses = await Promise.all(odd.map(async (raw) => (await a2a(raw)).status));
+    expect(statuses.filter((x) => x >= 500)).toEqual([]);
+    expect(await chatRows()).toBe(before);
   });
 });

@@ -274,12 +274,12 @@ const FORM_CASES: Case[] = [
     code: 'PAYLOAD_TOO_LARGE',
   },
   {
+    // A prototype key is refused as on every door (DECISIONS.md "Every door, the same rules").
     what: 'a __proto__ field',
     raw: (v) => `${form(v)}&__proto__=x`,
     headers: FORM_TYPE,
     status: 400,
-    code: 'VALIDATION_FAILED',
-    field: 'body.__proto__',
+    code: 'INVALID_JSON',
   },
   {
     what: 'bytes that are not UTF-8',

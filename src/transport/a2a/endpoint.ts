@@ -9,7 +9,9 @@ import { answerHead } from '../edge/head.js';
 import type { InFlight } from '../edge/io.js';
 import { jsonError, mountWeb, type WebInfo } from '../edge/web.js';
 import { A2A_PATH } from '../paths.js';
-import type { ActionDeps } from '../runner/actions.js';
+import { type ActionDeps, errorView } from '../runner/actions.js';
+import { decodeJson, ENVELOPE_DEPTH } from '../runner/decode.js';
+import { toCommonsError } from '../runner/envelope.js';
 import { agentCard } from './card.js';
 import { CommonsExecutor, ISSUED_KEY, WHO_KEY } from './executor.js';
 
@@ -52,14 +54,20 @@ async function handleA2a(h: Handlers, request: Request, info: WebInfo): Promise<
       error: { code: -32009, message: `A2A version ${header} is not supported; use 1.0 or 0.3` },
     });
   }
-  const text = await request.text();
+  // Decoded as every door decodes (src/transport/runner/decode.ts): UTF-8, nesting, no prototype
+  // keys; a refusal is a JSON-RPC error with our code in its data (-32700 for what is not JSON).
   let body: unknown;
   try {
-    body = JSON.parse(text);
-  } catch {
-    // JSON-RPC 2.0: a body that is not JSON is a parse error, -32700 (handed on as a string, the
-    // SDK answered -32600 invalid request).
-    return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'the body is not valid JSON' } });
+    body = decodeJson(new Uint8Array(await request.arrayBuffer()), 'the request', ENVELOPE_DEPTH);
+  } catch (err) {
+    const e = toCommonsError(err);
+    const code = e.code === 'INVALID_JSON' ? -32700 : -32602;
+    return Response.json({ jsonrpc: '2.0', id: null, error: { code, message: e.message, data: errorView(e) } });
+  }
+  // An id JSON-RPC does not allow (an object, an array) is not echoed back: -32600 with id null.
+  const id = body !== null && typeof body === 'object' ? (body as { id?: unknown }).id : undefined;
+  if (id !== undefined && id !== null && typeof id !== 'string' && typeof id !== 'number') {
+    return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'a JSON-RPC id is a string, a number or null' } });
   }
   const method = body && typeof body === 'object' ? (body as { method?: unknown }).method : undefined;
   // 0.3 method names are paths (message/send); 1.0 names are PascalCase (SendMessage).
@@ -68,7 +76,14 @@ async function handleA2a(h: Handlers, request: Request, info: WebInfo): Promise<
     requestedVersion: legacy ? '0.3' : '1.0',
     state: new Map<string, unknown>([[WHO_KEY, { headers: info.headers, ip: info.ip }]]),
   });
-  const out = legacy ? await h.legacy.handle(body as string, context) : await h.v1.handle(body as string, context);
+  let out: Awaited<ReturnType<JsonRpcTransportHandler['handle']>>;
+  try {
+    out = legacy ? await h.legacy.handle(body as string, context) : await h.v1.handle(body as string, context);
+  } catch {
+    // The SDK threw on a request it could not read: bad input, not a fault of ours (never a 500).
+    const id = idOf(body);
+    return Response.json({ jsonrpc: '2.0', id, error: { code: -32600, message: 'the request is not a JSON-RPC request A2A can read' } });
+  }
   if (typeof (out as AsyncGenerator)[Symbol.asyncIterator] === 'function') {
     // Unreachable while the card says streaming: false (the SDK refuses first); never hang.
     await (out as AsyncGenerator).return(undefined);
@@ -82,3 +97,8 @@ async function handleA2a(h: Handlers, request: Request, info: WebInfo): Promise<
   }
   return Response.json(out, { headers });
 }
+
+const idOf = (body: unknown): string | number | null => {
+  const id = body !== null && typeof body === 'object' ? (body as { id?: unknown }).id : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+};

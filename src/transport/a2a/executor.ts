@@ -9,6 +9,8 @@ import { z } from 'zod';
 import { CommonsError, type FieldIssue } from '../../domain/errors.js';
 import { SKILLS, type SkillId } from '../documents/agent-card.js';
 import { type ActionDeps, type CallerInfo, errorView, perform, type RestCall, routeOf } from '../runner/actions.js';
+import { checkValue } from '../runner/decode.js';
+import { toCommonsError } from '../runner/envelope.js';
 
 export const WHO_KEY = 'commons/who';
 export const ISSUED_KEY = 'commons/issued';
@@ -95,6 +97,16 @@ const dataPart = (value: unknown): Part => ({
   mediaType: 'application/json',
 });
 
+/** The data part's refusal by the rules every door decodes with, or null. */
+function refusedPart(args: Args): CommonsError | null {
+  try {
+    checkValue(args, 'data');
+    return null;
+  } catch (err) {
+    return toCommonsError(err);
+  }
+}
+
 export class CommonsExecutor implements AgentExecutor {
   constructor(private readonly deps: ActionDeps) {}
 
@@ -106,6 +118,11 @@ export class CommonsExecutor implements AgentExecutor {
     if (!asked) {
       data = { skills: SKILLS.map((s) => ({ id: s.id, description: s.description, examples: s.examples })) };
       metadata = { skill: null, note: 'no skill recognised; these are the skills' };
+    } else if (refusedPart(asked.args)) {
+      // The data part holds to the rules of a body (src/transport/runner/decode.ts): nesting, keys.
+      const e = refusedPart(asked.args) as CommonsError;
+      data = { error: { ...errorView(e), next: skillNext(e.next) } };
+      metadata = { skill: asked.skill, ok: false };
     } else if (unknownFields(this.deps, asked.skill, asked.args).length > 0) {
       // A data part's field the skill does not define is refused and named, as REST refuses an
       // unknown body field (DECISIONS.md "Contract exactness"): nothing is performed.

@@ -3,7 +3,6 @@
 
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
-import sjson from 'secure-json-parse';
 import { CommonsError } from '../../domain/errors.js';
 import type { GuestIssuer } from '../../domain/guests.js';
 import { BODY_MAX_BYTES } from '../../domain/limits.js';
@@ -11,6 +10,7 @@ import { countDbError } from '../../domain/metrics.js';
 import type { Ctx } from '../../domain/ports.js';
 import { clientAddress } from '../runner/client-ip.js';
 import { credentialOf } from '../runner/credential.js';
+import { checkValue, decodeJson, MAX_DEPTH } from '../runner/decode.js';
 import { errorBody, STATUS_OF, successBody, toCommonsError } from '../runner/envelope.js';
 import { classify } from '../runner/limits/policies.js';
 import type { RateLimits } from '../runner/limits/rate-limits.js';
@@ -23,7 +23,7 @@ import type { PromMetrics } from './metrics.js';
 import type { RawRequest, RawResponse } from './raw.js';
 
 export const MAX_BODY_BYTES = BODY_MAX_BYTES;
-export const MAX_JSON_DEPTH = 32;
+export const MAX_JSON_DEPTH = MAX_DEPTH;
 
 export type { RawRequest, RawResponse };
 
@@ -190,20 +190,9 @@ function parseBody(raw: RawRequest, form = false): unknown {
   }
   if (!raw.body || raw.body.length === 0) return undefined;
   // Bodies are UTF-8 (DECISIONS.md "Contract exactness"): bytes that do not decode are refused,
-  // never stored with U+FFFD in their place (lone surrogates are refused by validate.ts).
-  if (!isUtf8(raw.body)) {
-    throw new CommonsError('VALIDATION_FAILED', 'the body is not valid UTF-8', {
-      fields: [{ path: 'body', message: 'bytes that are not valid UTF-8' }],
-    });
-  }
-  let value: unknown;
-  try {
-    value = sjson.parse(raw.body.toString('utf8'), undefined, { protoAction: 'error', constructorAction: 'error' });
-  } catch {
-    throw new CommonsError('INVALID_JSON', 'the body is not valid JSON (or carries __proto__/constructor keys)');
-  }
-  if (depth(value) > MAX_JSON_DEPTH) throw new CommonsError('INVALID_JSON', `JSON nesting deeper than ${MAX_JSON_DEPTH}`);
-  return value;
+  // never stored with U+FFFD in their place (lone surrogates are refused by validate.ts); the
+  // same decoding as every door's (../runner/decode.ts).
+  return decodeJson(raw.body, 'body');
 }
 
 /** An HTML form's fields as URLSearchParams reads them (the last of a repeated name wins), but
@@ -235,14 +224,6 @@ function formFields(body: Buffer | null): Record<string, string> {
       refuse(name === '' ? 'body' : `body.${name}`);
     }
   }
+  checkValue(fields, 'body');
   return fields;
-}
-
-/** The path of the first key or string holding U+0000, or null. */
-function depth(v: unknown, d = 0): number {
-  if (d > MAX_JSON_DEPTH) return d;
-  if (v === null || typeof v !== 'object') return d;
-  let max = d + 1;
-  for (const x of Array.isArray(v) ? v : Object.values(v)) max = Math.max(max, depth(x, d + 1));
-  return max;
 }

@@ -22,6 +22,8 @@ import { jsonError, mountWeb, type WebInfo } from '../edge/web.js';
 import { originAllowed } from '../origin.js';
 import { MCP_PATH } from '../paths.js';
 import { type ActionDeps, type CallerInfo, errorView, perform, routeOf } from '../runner/actions.js';
+import { checkValue, decodeJson, ENVELOPE_DEPTH } from '../runner/decode.js';
+import { toCommonsError } from '../runner/envelope.js';
 import { fieldIssues } from '../runner/issues.js';
 import { toolJsonSchema } from './schemas.js';
 import { TOOLS, type ToolDef, toolInput, toolNext } from './tools.js';
@@ -61,12 +63,23 @@ export async function handleMcp(deps: ActionDeps, request: Request, info: WebInf
     res.headers.set('allow', 'POST, OPTIONS');
     return res;
   }
+  // The request decoded as every door decodes (src/transport/runner/decode.ts), before the SDK
+  // reads it: a refusal in MCP's shape (a tool error for a tools/call).
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  let parsedBody: unknown;
+  if (bytes.length > 0) {
+    try {
+      parsedBody = decodeJson(bytes, 'the request', ENVELOPE_DEPTH);
+    } catch (err) {
+      return refused(toCommonsError(err), bytes, cors);
+    }
+  }
   const issued: Issued = {};
   const server = buildServer(deps, { headers: info.headers, ip: info.ip }, issued);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
-    const res = await transport.handleRequest(request);
+    const res = await transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
     const body = res.status === 202 || res.status === 204 ? null : await res.text();
     const headers = new Headers(res.headers);
     for (const [k, v] of Object.entries(cors)) headers.set(k, v);
@@ -78,6 +91,25 @@ export async function handleMcp(deps: ActionDeps, request: Request, info: WebInf
   } finally {
     await server.close();
   }
+}
+
+/** A request refused by its decoding: a tools/call (read leniently to learn that and its id) gets
+ * a tool error naming our code, anything else a JSON-RPC error with our code in its data. */
+function refused(e: CommonsError, bytes: Uint8Array, cors: Record<string, string>): Response {
+  type Loose = { id?: unknown; method?: unknown };
+  let loose: Loose | null = null;
+  try {
+    const v = JSON.parse(Buffer.from(bytes).toString('utf8')) as unknown;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) loose = v as Loose;
+  } catch {}
+  const id = typeof loose?.id === 'string' || typeof loose?.id === 'number' ? loose.id : null;
+  const headers = { ...cors, 'content-type': 'application/json' };
+  if (id !== null && loose?.method === 'tools/call') {
+    return new Response(JSON.stringify({ jsonrpc: '2.0', id, result: toolError(e, {}) }), { status: 200, headers });
+  }
+  const code = e.code === 'INVALID_JSON' ? -32700 : -32602;
+  const error = { code, message: e.message, data: errorView(e) };
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id, error }), { status: 200, headers });
 }
 
 interface Issued {
@@ -122,6 +154,11 @@ function buildServer(deps: ActionDeps, who: CallerInfo, issued: Issued): Server 
     const tool = byName.get(request.params.name);
     const input = inputs.get(request.params.name);
     if (!tool || !input) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    try {
+      checkValue(request.params.arguments ?? {}, 'arguments');
+    } catch (err) {
+      return toolError(toCommonsError(err), {});
+    }
     const parsed = input.safeParse(request.params.arguments ?? {});
     if (!parsed.success) {
       const fields = fieldIssues(parsed.error.issues, 'arguments');

@@ -104,7 +104,13 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
       try {
         raw = decode(data, isBinary);
       } catch (err) {
-        send(ws, errorFrame(undefined, toCommonsError(err)));
+        const e = toCommonsError(err);
+        send(ws, errorFrame(undefined, e));
+        // A text frame must be UTF-8 (RFC 6455 8.1): told, then closed 1007.
+        if (!isBinary && e.code === 'VALIDATION_FAILED') {
+          s.open = false;
+          ws.end(1007, 'text frames must be UTF-8');
+        }
         return;
       }
       void dispatch(env, ws, raw);
