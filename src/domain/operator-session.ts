@@ -48,6 +48,12 @@ export function csrfMatches(ctx: Ctx, id: string, given: string | undefined): bo
  * session the browser held, if any: the id is rotated at every sign-in). A wrong token, or an
  * instance without OPERATOR_TOKEN, answers 401 UNAUTHORIZED and writes nothing.
  */
+/** The operator token itself (a known credential: no stranger's guesses at its address lock it out). */
+export function isOperatorToken(ctx: Ctx, token: string): boolean {
+  const expected = ctx.config.operatorToken;
+  return Boolean(expected) && safeEqual(token, expected as string);
+}
+
 export async function signIn(ctx: Ctx, token: string, previous: string | null, requestId: string): Promise<ConsoleSession> {
   const expected = ctx.config.operatorToken;
   if (!expected) return fail('UNAUTHORIZED', 'the operator console is off on this instance (OPERATOR_TOKEN unset)');

@@ -67,6 +67,9 @@ export interface GuestClaims {
 export function verifyGuestToken(secret: Buffer, token: string, nowS: number): GuestClaims | null {
   if (!token.startsWith(GUEST_PREFIX)) return null;
   const raw = Buffer.from(token.slice(GUEST_PREFIX.length), 'base64url');
+  // One spelling (DECISIONS.md "Every door, the same rules"): the decoder skips padding, stray
+  // characters and spare bits, so only the token as it was issued is taken.
+  if (GUEST_PREFIX + raw.toString('base64url') !== token) return null;
   const size = raw.length - MAC_BYTES;
   if (size !== 10 && size !== 10 + NONCE_BYTES) return null;
   const payload = raw.subarray(0, size);

@@ -3,9 +3,15 @@
 // store), and every write from every door, keyed or not, spends the caller's one write budget,
 // the session's op budget on top. One server for the file, limits on (write=5/60 so a budget is
 // spent in a few writes), each case from its own address. Both backends.
-import { randomUUID } from 'node:crypto';
+//
+// Also: a failed credential check's cost is taken before its lookup, so wrong tokens sent at once
+// from one address get the budget's lookups (20, plus the members' probe) on every door that takes
+// a token, and the operator still signs in to the console from that address.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { pack } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATOR_TOKEN, operatorEnv } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 import { busEnv, StreamClient } from '../helpers/stream.js';
 
@@ -17,7 +23,14 @@ let addresses = 0;
 const address = () => ({ 'x-forwarded-for': `203.0.113.${++addresses}` });
 
 beforeAll(async () => {
-  s = await startTestServer({ ...busEnv(), RATE_LIMITS: 'on', TRUST_PROXY: '1', RATE_LIMIT_POLICY: `write=${WRITES}/60` });
+  s = await startTestServer({
+    ...busEnv(),
+    ...operatorEnv(),
+    RATE_LIMITS: 'on',
+    TRUST_PROXY: '1',
+    // The probe (one lookup a second of an unknown member token over budget) once an hour: exact counts.
+    RATE_LIMIT_POLICY: `write=${WRITES}/60,bad_token_probe=1/3600`,
+  });
 });
 afterAll(async () => {
   for (const c of clients) c.close();
@@ -83,6 +96,23 @@ const spoiled = (bytes: Uint8Array, mark = 'ZZZZ'): Buffer => {
   return b;
 };
 const deep = (n: number): string => `${'['.repeat(n)}${']'.repeat(n)}`;
+
+/** A POST of `{}` with header values sent byte for byte; the whole answer as text. */
+function rawPost(path: string, headers: Record<string, string | Buffer>): Promise<string> {
+  const head = [`POST ${path} HTTP/1.1`, 'host: 127.0.0.1', 'content-type: application/json', 'content-length: 2', 'connection: close'];
+  const lines = [
+    ...head.map((l) => Buffer.from(l)),
+    ...Object.entries(headers).map(([k, v]) => Buffer.concat([Buffer.from(`${k}: `), Buffer.from(v)])),
+  ];
+  const payload = Buffer.concat([...lines.flatMap((l) => [l, Buffer.from('\r\n')]), Buffer.from('\r\n{}')]);
+  return new Promise((ok, ko) => {
+    const sock = connect(Number(new URL(s.url).port), '127.0.0.1', () => sock.write(payload));
+    const got: Buffer[] = [];
+    sock.on('data', (d) => got.push(d));
+    sock.on('close', () => ok(Buffer.concat(got).toString('utf8')));
+    sock.on('error', ko);
+  });
+}
 
 async function mcp(raw: Buffer | string) {
   const res = await fetch(`${s.url}/mcp`, {
@@ -179,5 +209,94 @@ describe('one decoding on every door', () => {
     const statuses = await Promise.all(odd.map(async (raw) => (await a2a(raw)).status));
     expect(statuses.filter((x) => x >= 500)).toEqual([]);
     expect(await chatRows()).toBe(before);
+  });
+});
+
+/** The default bad_token_ip budget; member tokens get one probe lookup besides (once an hour here). */
+const BUDGET = 20;
+const wrongMember = () => `cmn_${randomBytes(32).toString('base64url')}`;
+const tally = (xs: (number | string)[]) => xs.reduce<Record<string, number>>((t, x) => ({ ...t, [x]: (t[x] ?? 0) + 1 }), {});
+
+describe('the bad-token budget, taken before the lookup', () => {
+  const N = 100;
+  const many = <T>(f: (i: number) => Promise<T>) => Promise.all(Array.from({ length: N }, (_, i) => f(i)));
+
+  it('100 wrong tokens at once from one address: the budget of lookups on REST, /metrics and the stream; the rest 429', async () => {
+    let h = address();
+    const me = await many(async () => (await s.call('GET', '/api/v1/ai/me', { token: wrongMember(), headers: h })).status);
+    expect(tally(me)).toEqual({ 401: BUDGET + 1, 429: N - BUDGET - 1 });
+    h = address();
+    const metrics = await many(async (i) => (await s.call('GET', '/metrics', { token: `guess-${i}`, headers: h })).status);
+    expect(tally(metrics)).toEqual({ 401: BUDGET, 429: N - BUDGET });
+    // Stream auth ops in one session (its op budget lets 60 through at once).
+    const c = await StreamClient.open(s.url, { headers: address() });
+    clients.push(c);
+    const ops = await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        const a = await c.request('auth', { token: wrongMember() });
+        return a.op === 'ack' ? 'ack' : a.error.code;
+      }),
+    );
+    expect(tally(ops)).toEqual({ UNAUTHORIZED: BUDGET + 1, RATE_LIMITED: 50 - BUDGET - 1 });
+  });
+
+  it("the console's sign-in compares at most the budget; the operator's own token still signs in from that address", async () => {
+    let h = address();
+    const signIn = (token: string) =>
+      fetch(`${s.url}/operator/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(s.url).origin, ...h },
+        body: new URLSearchParams({ token }).toString(),
+        redirect: 'manual',
+      });
+    const statuses = await many(async (i) => (await signIn(`guess-${i}`)).status);
+    expect(tally(statuses)).toEqual({ 401: BUDGET, 429: N - BUDGET });
+    // 21 wrong member tokens from the operator's address spend its bad-token budget, not the
+    // operator's way in (its token is a known credential).
+    h = address();
+    await Promise.all(Array.from({ length: 21 }, () => s.call('GET', '/api/v1/ai/me', { token: wrongMember(), headers: h })));
+    expect((await signIn(OPERATOR_TOKEN)).status).toBe(303);
+  });
+});
+
+describe('one spelling of a token, visible ASCII keys', () => {
+  const guestRows = async () => (await s.app.ctx.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM guest_claims`)[0]?.n ?? 0;
+
+  it('a provisional guest token with padding or a stray character is an unknown token: 401, no guest number claimed', async () => {
+    const h = address();
+    const read = await s.call('GET', '/api/v1/chat', { headers: h });
+    const token = read.headers.get('x-commons-guest-token') as string;
+    expect(token).toMatch(/^cmg_/);
+    const [chats, claims] = [await chatRows(), await guestRows()];
+    const middle = Math.floor(token.length / 2);
+    for (const spelling of [`${token}=`, `${token}==`, `${token.slice(0, middle)}.${token.slice(middle)}`, `${token}!`]) {
+      const r = await s.call('POST', '/api/v1/chat', { token: spelling, headers: h, body: { body: 'another spelling' } });
+      expect([r.status, r.json?.error?.code], spelling).toEqual([401, 'UNAUTHORIZED']);
+    }
+    expect([await chatRows(), await guestRows()]).toEqual([chats, claims]);
+    // The token as issued still writes, as the read's guest.
+    const ok = await s.call('POST', '/api/v1/chat', { token, headers: h, body: { body: 'the one spelling' } });
+    expect(ok.json.data.guest).toBe(read.headers.get('x-commons-guest'));
+  });
+
+  it('an Idempotency-Key with a byte outside visible ASCII is refused 400 naming the header, never cut short', async () => {
+    const m = await member('Keyed Bytes');
+    const before = await keyRows();
+    // "k" then the UTF-8 é, sent byte for byte. (A lone 0xE9, not UTF-8, never reaches us: the
+    // uWebSockets.js 20.30 binding drops it from the header value, leaving "k".)
+    for (const bytes of [[0xc3, 0xa9]]) {
+      const answer = await rawPost('/api/v1/habitat/heartbeat', {
+        authorization: `Bearer ${m.api_token}`,
+        'idempotency-key': Buffer.from([0x6b, ...bytes]),
+        ...m.headers,
+      });
+      const json = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+      expect([answer.slice(9, 12), json.error?.code, json.error?.fields?.[0]?.path], answer).toEqual([
+        '400',
+        'VALIDATION_FAILED',
+        'Idempotency-Key',
+      ]);
+    }
+    expect(await keyRows()).toBe(before);
   });
 });

@@ -2,10 +2,11 @@
 // (REST, MCP, A2A, a stream op), a stream upgrade and a stream `auth` resolve the request's one
 // credential (credential.ts) the same way, with the same bad-token budget around the lookup
 // (DECISIONS.md "Reliability promises"): a token that fails spends its address's budget, a token
-// found valid joins the known record, and (where no limit class ran first) an address over its
-// budget has unknown tokens refused before any lookup.
+// found valid joins the known record, and an address over its budget has unknown tokens refused
+// before any lookup (the point is reserved first, atomically: limits/bad-tokens.ts).
 import { CommonsError } from '../../domain/errors.js';
 import type { Credential } from './credential.js';
+import type { Held } from './limits/bad-tokens.js';
 import type { RateLimits } from './limits/rate-limits.js';
 import type { Resolved } from './resolve-caller.js';
 
@@ -13,19 +14,23 @@ export interface Presented {
   cred: Credential;
   /** The client address (TRUST_PROXY applied). */
   ip: string;
-  /** Refuse unknown tokens of an address over budget here (false where the limits ran first). */
-  gate: boolean;
+  /** What was already taken of the address's budget for this lookup (the runner reserves before
+   * counting the request's class); reserved here when absent. */
+  held?: Held;
 }
 
 export async function admit<T extends Resolved>(limits: RateLimits | undefined, p: Presented, resolve: () => Promise<T>): Promise<T> {
-  if (limits && p.gate && p.cred.token) await limits.gate(p.cred, p.ip);
+  // The failed check's cost is taken before the lookup (refused when none is left), so guesses
+  // sent at once get no more lookups than the budget; a token that proves valid gives it back.
+  const held = p.held ?? (limits ? await limits.reserveLookup(p.cred, p.ip) : 'none');
   let resolved: T;
   try {
     resolved = await resolve();
   } catch (err) {
-    if (limits && err instanceof CommonsError && err.code === 'UNAUTHORIZED') await limits.countFailedToken(p.cred, p.ip);
+    if (limits && err instanceof CommonsError && err.code === 'UNAUTHORIZED') await limits.countFailedToken(p.cred, p.ip, held);
+    else await limits?.lookupPassed(p.cred, p.ip, held, false);
     throw err;
   }
-  if (limits && resolved.caller.kind === 'member') limits.markVerified(p.cred);
+  await limits?.lookupPassed(p.cred, p.ip, held, resolved.caller.kind === 'member');
   return resolved;
 }

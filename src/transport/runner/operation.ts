@@ -25,11 +25,22 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
   const cred = session ? undefined : (call.credential ?? credentialOf(call.headers));
   const cls = classify(r.method, r);
   if (limits && session && cls !== 'none') await limits.enforceFor(cls, session.subject);
-  else if (limits && cred) await limits.enforce(cred, call.ip, cls, out.headers);
-  // The body is parsed after the limit (a refused request costs nothing) and before the caller.
-  const json = r.body ? call.body?.() : undefined;
-  // A malformed Idempotency-Key is refused before anything is written (a guest's first row included).
-  const key = idempotencyKeyOf(r, call.headers, sentAnonymously(call, cred));
+  // A token to look up takes its point of the address's bad-token budget first (admit.ts): an
+  // address with none left is refused before anything else is counted or read.
+  const held = limits && cred ? await limits.reserveLookup(cred, call.ip) : 'none';
+  let json: unknown;
+  let key: string | undefined;
+  try {
+    if (limits && cred) await limits.enforce(cred, call.ip, cls, out.headers);
+    // The body is parsed after the limit (a refused request costs nothing) and before the caller.
+    json = r.body ? call.body?.() : undefined;
+    // A malformed Idempotency-Key is refused before anything is written (a guest's first row included).
+    key = idempotencyKeyOf(r, call.headers, sentAnonymously(call, cred));
+  } catch (err) {
+    // Refused before the lookup: the point goes back.
+    if (limits && cred) await limits.release(call.ip, held);
+    throw err;
+  }
   let caller: Caller;
   if (session) {
     caller = session.caller;
@@ -45,8 +56,7 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
       tokenInWrite: r.tokenInWrite === true,
       ...(r.issuesGuest === false ? { issueGuest: false } : {}),
     };
-    // The limits above already refused an unknown token of an address over budget.
-    const presented = { cred: credential, ip: call.ip, gate: false };
+    const presented = { cred: credential, ip: call.ip, held };
     const resolved = await admit(limits, presented, () => resolveCaller(ctx, deps.guests, credential, r.auth, opts));
     caller = resolved.caller;
     if (resolved.issued) out.issued = resolved.issued;
@@ -83,9 +93,7 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
           },
           { headers: {} },
         ),
-      ...(limits
-        ? { failedCredentials: { refuseIfSpent: (ip) => limits.refuseSpentAddress(ip), count: (ip) => limits.countFailedAt(ip) } }
-        : {}),
+      ...(limits ? { failedCredentials: { reserve: (ip) => limits.reserveAt(ip), release: (ip, held) => limits.release(ip, held) } } : {}),
     },
   };
   if (key === undefined) return r.handler(req, ctx);

@@ -6,6 +6,7 @@ import type { Caller } from '../../domain/caller.js';
 import type { ErrorCode } from '../../domain/errors.js';
 import type { Ctx } from '../../domain/ports.js';
 import type { Credential } from './credential.js';
+import type { Held } from './limits/bad-tokens.js';
 import type { Page } from './pages.js';
 import { strict } from './strict.js';
 
@@ -52,8 +53,10 @@ export interface Nested {
       credential?: Credential;
     },
   ): Promise<Result>;
-  /** The per-address budget of failed credentials (`bad_token_ip`); absent when RATE_LIMITS=off. */
-  failedCredentials?: { refuseIfSpent(ip: string): Promise<void>; count(ip: string): Promise<void> };
+  /** The per-address budget of failed credentials (`bad_token_ip`; limits/bad-tokens.ts): a point
+   * taken before a check (RATE_LIMITED when none is left), given back if it passes; absent when
+   * RATE_LIMITS=off. */
+  failedCredentials?: { reserve(ip: string): Promise<Held>; release(ip: string, held: Held): Promise<void> };
 }
 
 /** A raw document (HTML, XML, text or JSON without the envelope). */

@@ -191,7 +191,7 @@ async function auth(env: DispatchEnv, ws: Socket, token: string, run: Run) {
   // that acts (never the token).
   const cred = credentialOfToken(token);
   const resolve = () => resolveCaller(env.ctx, env.guests, cred, 'none', { session: true });
-  const { caller } = await admit(env.limits, { cred, ip: s.ip, gate: true }, resolve);
+  const { caller } = await admit(env.limits, { cred, ip: s.ip }, resolve);
   if (!s.open || run.late) return null;
   // Another identity's session leaves the inbox it had joined (each session sees only its own).
   if (caller.kind !== 'member' || s.caller.kind !== 'member' || caller.member.id !== s.caller.member.id) env.inbox.unsubscribe(ws);

@@ -105,7 +105,7 @@ function admitted(deps: UpgradeDeps, cred: Credential, ip: string): Promise<Admi
   // with `auth`. A member token is checked in the database (not the read cache): a session
   // outlives a read. No limit class ran first: unknown tokens of a spent address are gated here.
   const resolve = () => resolveCaller(ctx, deps.guests, cred, 'none', { read: cred.kind !== 'member', address: ip });
-  const work = admit(deps.limits, { cred, ip, gate: true }, resolve).then(
+  const work = admit(deps.limits, { cred, ip }, resolve).then(
     (r): Admitted | { error: CommonsError } => r,
     (err: unknown) => ({ error: toCommonsError(err) }),
   );

@@ -4,7 +4,7 @@
 // API does); once spent, sign-ins from that address are refused (429) before any comparison.
 import { z } from 'zod';
 import { CommonsError } from '../../../domain/errors.js';
-import { signIn, signOut } from '../../../domain/operator-session.js';
+import { isOperatorToken, signIn, signOut } from '../../../domain/operator-session.js';
 import { STATUS_OF } from '../../runner/envelope.js';
 import { type AnyRoute, route } from '../../runner/route.js';
 import { CONSOLE_ERRORS, CONSOLE_POST_STATUSES, runForm } from './actions.js';
@@ -46,13 +46,17 @@ export const consoleSessionRoutes: AnyRoute[] = [
       const foreign = originRefusal(ctx, req);
       if (foreign) return foreign;
       const limits = req.nested?.failedCredentials;
+      const token = req.body.token ?? '';
+      let held: Awaited<ReturnType<NonNullable<typeof limits>['reserve']>> = 'none';
       try {
-        await limits?.refuseIfSpent(req.ip);
-        const s = await signIn(ctx, req.body.token ?? '', cookieSession(req.headers), req.requestId);
+        // A wrong token's point is taken before it is compared (refused once none is left); the
+        // operator's own token is known and signs in whatever strangers at its address spent.
+        if (limits && !isOperatorToken(ctx, token)) held = await limits.reserve(req.ip);
+        const s = await signIn(ctx, token, cookieSession(req.headers), req.requestId);
         return seeOther('/operator', { 'set-cookie': sessionCookie(ctx, s) });
       } catch (err) {
         if (!(err instanceof CommonsError)) throw err;
-        if (err.code === 'UNAUTHORIZED') await limits?.count(req.ip);
+        if (err.code !== 'UNAUTHORIZED') await limits?.release(req.ip, held);
         const extra: Record<string, string> = err.retryAfterS !== undefined ? { 'retry-after': String(err.retryAfterS) } : {};
         const page = signInPage({ title: 'Sign in', message: err.message, alert: true });
         return consoleHtml(page, STATUS_OF[err.code], extra);

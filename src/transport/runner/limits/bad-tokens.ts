@@ -4,7 +4,8 @@
 // lookup, but a budget strangers spent never locks out a member: a token in the known record
 // (known-tokens.ts) is looked up as usual, and one outside it still is at `bad_token_probe`'s rate
 // (one a second per address). Random `cmn_` tokens thus get no bucket of their own; a valid token
-// counts only as itself.
+// counts only as itself. The point is taken before the lookup, atomically (`reserve`), and given
+// back when the token proves valid: N guesses sent at once get no more lookups than the budget.
 import { CommonsError } from '../../../domain/errors.js';
 import type { Credential } from '../credential.js';
 import { ipKey } from './keys.js';
@@ -16,7 +17,12 @@ import type { LimitSubject } from './subject.js';
 export interface BudgetLimiter {
   get(key: string): Promise<{ consumedPoints: number; msBeforeNext: number } | null>;
   consume(key: string): Promise<unknown>;
+  reward(key: string, points: number): Promise<unknown>;
 }
+
+/** What a lookup holds of its address's budget: a point (given back when the token proves valid),
+ * the probe's one lookup, or nothing (a token known valid, or none that needs a lookup). */
+export type Held = 'point' | 'probe' | 'none';
 
 export class BadTokens {
   constructor(
@@ -26,35 +32,41 @@ export class BadTokens {
     private readonly known: KnownTokens,
   ) {}
 
-  /** Refuses an unverified token (a member token outside the known record, or a stranger's)
-   * while its address's budget is spent. */
-  async refuseUnverified(who: LimitSubject): Promise<void> {
-    if (!who.stranger && (!who.member || who.verified !== false)) return;
-    await this.refuseSpentAddress(who.ip, who.member !== null);
+  /** Before an unverified token (a member token outside the known record, or a stranger's) is
+   * looked up: one point of its address's budget taken, or RATE_LIMITED when none is left (a
+   * member token may still take the probe's lookup). */
+  async reserve(who: LimitSubject): Promise<Held> {
+    if (!who.stranger && (!who.member || who.verified !== false)) return 'none';
+    return this.reserveAt(who.ip, who.member !== null);
   }
 
-  /** RATE_LIMITED when the address has spent its `bad_token_ip` budget (also the operator
-   * console's sign-in: refused before the token is compared). A member token still gets a lookup
-   * at `bad_token_probe`'s rate. */
-  async refuseSpentAddress(ip: string, member = false): Promise<void> {
-    const res = await this.budget.get(ipKey(ip)).catch(() => null);
-    if (!res || res.consumedPoints < this.policies.bad_token_ip.points) return;
-    if (member && (await this.probe(ip))) return;
-    const retry = member ? this.policies.bad_token_probe.durationS : Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-    throw new CommonsError('RATE_LIMITED', `too many unknown tokens from this address; wait ${retry} s`, { retryAfterS: retry });
+  /** One point of the address's budget for a credential about to be checked (also the operator
+   * console's sign-in), or RATE_LIMITED. A limiter that cannot answer does not refuse. */
+  async reserveAt(ip: string, member = false): Promise<Held> {
+    try {
+      await this.budget.consume(ipKey(ip));
+      return 'point';
+    } catch (e) {
+      if (e instanceof Error) return 'none';
+      if (member && (await this.probe(ip))) return 'probe';
+      const left = (e as { msBeforeNext?: number }).msBeforeNext ?? 1000;
+      const retry = member ? this.policies.bad_token_probe.durationS : Math.max(1, Math.ceil(left / 1000));
+      throw new CommonsError('RATE_LIMITED', `too many unknown tokens from this address; wait ${retry} s`, { retryAfterS: retry });
+    }
   }
 
-  /** A credential presented from this address was wrong (a console sign-in): one point of its budget. */
-  async countFailedAt(ip: string): Promise<void> {
-    await this.budget.consume(ipKey(ip)).catch(() => {});
+  /** The checked credential was valid: the point it held goes back. */
+  async release(ip: string, held: Held): Promise<void> {
+    if (held === 'point') await this.budget.reward(ipKey(ip), 1).catch(() => {});
   }
 
   /** A presented token was unknown, revoked or expired: it counts against its address and leaves
    * the known record. Guest tokens are checked by their signature (no lookup to protect). */
-  async countFailed(cred: Credential, ip: string): Promise<void> {
+  async countFailed(cred: Credential, ip: string, held: Held): Promise<void> {
     if (!cred.token || cred.kind === 'guest') return;
     if (cred.key !== null) this.known.forget(cred.key);
-    await this.countFailedAt(ip);
+    // A reserved point (or the probe) already counted it; a token known valid until now did not.
+    if (held === 'none') await this.budget.consume(ipKey(ip)).catch(() => {});
   }
 
   /** One lookup of an unknown member token while its address is over budget, at the probe's rate. */

@@ -14,7 +14,7 @@ import { RateLimiterMemory, RateLimiterRedis, type RateLimiterRes } from 'rate-l
 import { CommonsError } from '../../../domain/errors.js';
 import type { Ctx } from '../../../domain/ports.js';
 import { type Credential, guestTokenKey } from '../credential.js';
-import { BadTokens } from './bad-tokens.js';
+import { BadTokens, type BudgetLimiter, type Held } from './bad-tokens.js';
 import { ipKey } from './keys.js';
 import { KnownTokens } from './known-tokens.js';
 import { type LimitClass, POLICY_NAMES, type Policy, type PolicyName } from './policies.js';
@@ -61,7 +61,12 @@ export class RateLimits {
     }
     const read = this.limiters.get('read');
     this.reads = read instanceof WindowCounter ? read : null;
-    this.bad = new BadTokens(this.limiter('bad_token_ip'), this.limiter('bad_token_probe'), policies, this.known);
+    this.bad = new BadTokens(
+      this.limiter('bad_token_ip') as BudgetLimiter,
+      this.limiter('bad_token_probe') as BudgetLimiter,
+      policies,
+      this.known,
+    );
   }
 
   private limiter(name: PolicyName): Limiter {
@@ -73,16 +78,23 @@ export class RateLimits {
     if (cls === 'none' && cred.token === null) return;
     const who = subjectOf(this.ctx, this.known, cred, ip, cls);
     if (who === 'operator') return;
-    // Also on routes of no class (/metrics): a guess at a token is a guess wherever it is made.
-    await this.bad.refuseUnverified(who);
     await this.claimed(who);
     await this.consume(cls, who, headers);
   }
 
-  /** The same gate for a token presented where no limit class runs first (a stream upgrade or `auth`). */
-  async gate(cred: Credential, ip: string): Promise<void> {
+  /** Before a presented token is looked up, wherever it is presented (an operation, /metrics, a
+   * stream upgrade or `auth`): an unverified one takes a point of its address's bad-token budget
+   * at once, or is refused RATE_LIMITED (bad-tokens.ts). */
+  async reserveLookup(cred: Credential, ip: string): Promise<Held> {
+    if (!cred.token) return 'none';
     const who = subjectOf(this.ctx, this.known, cred, ip, 'none');
-    if (who !== 'operator') await this.bad.refuseUnverified(who);
+    return who === 'operator' ? 'none' : this.bad.reserve(who);
+  }
+
+  /** The looked-up token was valid: its point goes back, and a member token joins the known record. */
+  async lookupPassed(cred: Credential, ip: string, held: Held, member: boolean): Promise<void> {
+    await this.bad.release(ip, held);
+    if (member) this.markVerified(cred);
   }
 
   /**
@@ -118,18 +130,18 @@ export class RateLimits {
   }
 
   /** A presented token was unknown, revoked or expired (bad-tokens.ts). */
-  countFailedToken(cred: Credential, ip: string): Promise<void> {
-    return this.bad.countFailed(cred, ip);
+  countFailedToken(cred: Credential, ip: string, held: Held): Promise<void> {
+    return this.bad.countFailed(cred, ip, held);
   }
 
-  /** RATE_LIMITED when the address has spent its bad-token budget (bad-tokens.ts). */
-  refuseSpentAddress(ip: string): Promise<void> {
-    return this.bad.refuseSpentAddress(ip);
+  /** A credential checked without a lookup to protect but with guesses to bound (the operator
+   * console's sign-in): a point of the address's budget, or RATE_LIMITED; `release` gives it back. */
+  reserveAt(ip: string): Promise<Held> {
+    return this.bad.reserveAt(ip);
   }
 
-  /** A credential presented from this address was wrong (a console sign-in). */
-  countFailedAt(ip: string): Promise<void> {
-    return this.bad.countFailedAt(ip);
+  release(ip: string, held: Held): Promise<void> {
+    return this.bad.release(ip, held);
   }
 
   /** A provisional token's subject: the guest it claimed, or (before its first write) the token. */
