@@ -215,7 +215,11 @@ describe('one decoding on every door', () => {
 /** The default bad_token_ip budget; member tokens get one probe lookup besides (once an hour here). */
 const BUDGET = 20;
 const wrongMember = () => `cmn_${randomBytes(32).toString('base64url')}`;
-const tally = (xs: (number | string)[]) => xs.reduce<Record<string, number>>((t, x) => ({ ...t, [x]: (t[x] ?? 0) + 1 }), {});
+const tally = (xs: (number | string)[]) => {
+  const t: Record<string, number> = {};
+  for (const x of xs) t[x] = (t[x] ?? 0) + 1;
+  return t;
+};
 
 describe('the bad-token budget, taken before the lookup', () => {
   const N = 100;
@@ -282,9 +286,9 @@ describe('one spelling of a token, visible ASCII keys', () => {
   it('an Idempotency-Key with a byte outside visible ASCII is refused 400 naming the header, never cut short', async () => {
     const m = await member('Keyed Bytes');
     const before = await keyRows();
-    // "k" then the UTF-8 é, sent byte for byte. (A lone 0xE9, not UTF-8, never reaches us: the
-    // uWebSockets.js 20.30 binding drops it from the header value, leaving "k".)
-    for (const bytes of [[0xc3, 0xa9]]) {
+    // "k", 0xE9 (Latin-1 é, not UTF-8) and "x"; "k", the UTF-8 é and "x": sent byte for byte. (Such
+    // bytes at the very end of a value never reach us: uWebSockets.js trims them as whitespace.)
+    for (const bytes of [[0xe9, 0x78], [0xc3, 0xa9, 0x78]]) {
       const answer = await rawPost('/api/v1/habitat/heartbeat', {
         authorization: `Bearer ${m.api_token}`,
         'idempotency-key': Buffer.from([0x6b, ...bytes]),
