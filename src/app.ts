@@ -59,7 +59,9 @@ export interface App {
   fastRead: FastRead;
   port: number;
   url: string;
-  close(): Promise<void>;
+  /** True when every in-flight request finished and the store closed cleanly; false when the stop
+   * had to cut something short (src/main.ts exits 1 then). */
+  close(): Promise<boolean>;
 }
 
 export async function startApp(opts: AppOptions): Promise<App> {
@@ -171,8 +173,9 @@ export async function startApp(opts: AppOptions): Promise<App> {
     port,
     url,
     async close() {
-      if (closed) return;
+      if (closed) return true;
       closed = true;
+      let drained = true;
       // The order matters (DECISIONS.md "Reliability promises"): stop accepting, let in-flight
       // requests finish (their writes and heartbeats reach the actors), close the sockets, stop
       // the actors (the last heartbeat flush), and only then the bus and the store they use.
@@ -180,7 +183,11 @@ export async function startApp(opts: AppOptions): Promise<App> {
       uWS.us_listen_socket_close(listenSocket);
       if (inflight.count > 0) {
         await new Promise<void>((ok) => {
-          const timer = setTimeout(ok, 10_000);
+          // Within the stop's 10 s (src/main.ts): requests still running after 4 s are cut short.
+          const timer = setTimeout(() => {
+            drained = false;
+            ok();
+          }, 4000);
           inflight.drained = () => {
             clearTimeout(timer);
             ok();
@@ -194,7 +201,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       await bus.close();
       limitRedis?.disconnect();
       await dbHealth.close();
-      await store.close();
+      return (await store.close()) && drained;
     },
   };
 }

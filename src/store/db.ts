@@ -12,7 +12,21 @@ export interface Store {
   kind: 'pglite' | 'postgres';
   /** The thread serving the embedded database (fault tests terminate it to prove the exit). */
   worker?: Worker;
-  close(): Promise<void>;
+  /** True when it closed cleanly; false when it had to drop what was still running (a wedged
+   * store: the process then exits 1, src/main.ts). */
+  close(): Promise<boolean>;
+}
+
+/** How long closing waits for running statements before it drops them (the whole stop is bounded
+ * at 10 s, src/main.ts). */
+const CLOSE_WAIT_S = 4;
+
+/** postgres.js waits up to the timeout for running queries, then drops them: a close that took the
+ * whole timeout dropped something. */
+async function endWithin(sql: Sql): Promise<boolean> {
+  const started = Date.now();
+  await sql.end({ timeout: CLOSE_WAIT_S });
+  return Date.now() - started < CLOSE_WAIT_S * 1000 - 100;
 }
 
 /** Deadlines on every database call (DECISIONS.md "Reliability promises"): a stuck lock or a slow
@@ -76,7 +90,7 @@ async function openPostgres(url: string, schema: string | undefined, deadlines: 
     ...d,
     connection: { ...('connection' in d ? d.connection : {}), ...(schema ? { search_path: schema } : {}) },
   });
-  return { sql: guardOneConnection(sql), kind: 'postgres', close: () => sql.end({ timeout: 5 }) };
+  return { sql: guardOneConnection(sql), kind: 'postgres', close: () => endWithin(sql) };
 }
 
 async function openEmbedded(dataDir: string, onLost: ((err: Error) => void) | undefined, pointer: string): Promise<Store> {
@@ -111,13 +125,13 @@ async function openEmbedded(dataDir: string, onLost: ((err: Error) => void) | un
     worker,
     async close() {
       closing = true;
-      await sql.end({ timeout: 5 });
-      await new Promise<void>((ok) => {
-        const timer = setTimeout(ok, 5000);
+      const ended = await endWithin(sql);
+      const stopped = await new Promise<boolean>((ok) => {
+        const timer = setTimeout(() => ok(false), 3000);
         worker.once('message', (m: { type: string }) => {
           if (m.type === 'stopped') {
             clearTimeout(timer);
-            ok();
+            ok(true);
           }
         });
         worker.postMessage({ type: 'stop' });
@@ -125,6 +139,7 @@ async function openEmbedded(dataDir: string, onLost: ((err: Error) => void) | un
       await worker.terminate();
       rmSync(pointer, { force: true });
       rmSync(sockDir, { recursive: true, force: true });
+      return ended && stopped;
     },
   };
 }
