@@ -288,7 +288,10 @@ describe('one spelling of a token, visible ASCII keys', () => {
     const before = await keyRows();
     // "k", 0xE9 (Latin-1 é, not UTF-8) and "x"; "k", the UTF-8 é and "x": sent byte for byte. (Such
     // bytes at the very end of a value never reach us: uWebSockets.js trims them as whitespace.)
-    for (const bytes of [[0xe9, 0x78], [0xc3, 0xa9, 0x78]]) {
+    for (const bytes of [
+      [0xe9, 0x78],
+      [0xc3, 0xa9, 0x78],
+    ]) {
       const answer = await rawPost('/api/v1/habitat/heartbeat', {
         authorization: `Bearer ${m.api_token}`,
         'idempotency-key': Buffer.from([0x6b, ...bytes]),

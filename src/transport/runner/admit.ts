@@ -6,7 +6,7 @@
 // before any lookup (the point is reserved first, atomically: limits/bad-tokens.ts).
 import { CommonsError } from '../../domain/errors.js';
 import type { Credential } from './credential.js';
-import type { Held } from './limits/bad-tokens.js';
+import type { Held } from './limits/held.js';
 import type { RateLimits } from './limits/rate-limits.js';
 import type { Resolved } from './resolve-caller.js';
 

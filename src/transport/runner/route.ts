@@ -6,7 +6,7 @@ import type { Caller } from '../../domain/caller.js';
 import type { ErrorCode } from '../../domain/errors.js';
 import type { Ctx } from '../../domain/ports.js';
 import type { Credential } from './credential.js';
-import type { Held } from './limits/bad-tokens.js';
+import type { Held } from './limits/held.js';
 import type { Page } from './pages.js';
 import { strict } from './strict.js';
 

@@ -8,6 +8,7 @@
 // back when the token proves valid: N guesses sent at once get no more lookups than the budget.
 import { CommonsError } from '../../../domain/errors.js';
 import type { Credential } from '../credential.js';
+import type { Held } from './held.js';
 import { ipKey } from './keys.js';
 import type { KnownTokens } from './known-tokens.js';
 import type { Policy, PolicyName } from './policies.js';
@@ -19,10 +20,6 @@ export interface BudgetLimiter {
   consume(key: string): Promise<unknown>;
   reward(key: string, points: number): Promise<unknown>;
 }
-
-/** What a lookup holds of its address's budget: a point (given back when the token proves valid),
- * the probe's one lookup, or nothing (a token known valid, or none that needs a lookup). */
-export type Held = 'point' | 'probe' | 'none';
 
 export class BadTokens {
   constructor(

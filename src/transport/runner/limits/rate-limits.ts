@@ -14,7 +14,8 @@ import { RateLimiterMemory, RateLimiterRedis, type RateLimiterRes } from 'rate-l
 import { CommonsError } from '../../../domain/errors.js';
 import type { Ctx } from '../../../domain/ports.js';
 import { type Credential, guestTokenKey } from '../credential.js';
-import { BadTokens, type BudgetLimiter, type Held } from './bad-tokens.js';
+import { BadTokens, type BudgetLimiter } from './bad-tokens.js';
+import type { Held } from './held.js';
 import { ipKey } from './keys.js';
 import { KnownTokens } from './known-tokens.js';
 import { type LimitClass, POLICY_NAMES, type Policy, type PolicyName } from './policies.js';
