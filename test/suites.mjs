@@ -57,6 +57,7 @@ export const REAL_ONLY = [
   'test/faults/redis-lost.test.ts',
   'test/faults/redis-writes.test.ts',
   'test/faults/stream-stuck.test.ts',
+  'test/faults/stop-wedged.test.ts',
   'test/faults/two-node.test.ts',
   'test/e2e/chat-indexer-nodes.test.ts',
   'test/e2e/idempotency-nodes.test.ts',
