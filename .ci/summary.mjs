@@ -92,7 +92,7 @@ export function summarise(dir, suites, files = testFiles(process.cwd())) {
       const results = tr.assertionResults ?? [];
       const n = results.filter((a) => a.status === 'passed').length;
       byFile.set(file, (byFile.get(file) ?? 0) + n);
-      if (isCount(tr.endTime - tr.startTime)) times.push([file, tr.endTime - tr.startTime]);
+      if (Number.isFinite(tr.endTime - tr.startTime)) times.push([file, tr.endTime - tr.startTime]);
       for (const a of results) {
         const key = `${file} > ${a.fullName}`;
         const seen = tests.get(key) ?? { passed: new Set(), skipped: new Set() };
