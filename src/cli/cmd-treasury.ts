@@ -58,13 +58,7 @@ async function signWith(keyfile: string, number: string, txHash: string): Promis
 }
 
 function showDeposit(ctx: RunCtx, body: unknown, d: DepositOut, did?: string): void {
-  if (ctx.out.json) {
-    ctx.out.document(body);
-    return;
-  }
-  if (did) ctx.out.line(did);
-  ctx.out.untrusted();
-  ctx.out.record([
+  ctx.out.agentRecord(body, did, [
     ['id', d.id],
     ['tx_hash', d.tx_hash],
     ['asset', d.asset],

@@ -123,13 +123,7 @@ const heartbeat: Command = {
 const taskRow = (t: TaskOut): string[] => [t.id, t.state, String(t.reward_points), t.poster.registration_number, quoted(t.title)];
 
 function showTask(ctx: RunCtx, body: unknown, t: TaskOut, did?: string): void {
-  if (ctx.out.json) {
-    ctx.out.document(body);
-    return;
-  }
-  if (did) ctx.out.line(did);
-  ctx.out.untrusted();
-  ctx.out.record([
+  const shown = ctx.out.agentRecord(body, did, [
     ['id', t.id],
     ['state', t.state],
     ['title', quoted(t.title)],
@@ -139,7 +133,7 @@ function showTask(ctx: RunCtx, body: unknown, t: TaskOut, did?: string): void {
     ['next deadline', t.next_deadline ? `${t.next_deadline.event} at ${t.next_deadline.at}` : null],
     ['body', quoted(t.body)],
   ]);
-  for (const s of t.submissions) ctx.out.line(`submission ${s.created_at} ${s.author.registration_number}: ${quoted(s.body)}`);
+  if (shown) for (const s of t.submissions) ctx.out.line(`submission ${s.created_at} ${s.author.registration_number}: ${quoted(s.body)}`);
 }
 
 const tasks: Command = {

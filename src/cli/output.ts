@@ -62,6 +62,19 @@ export class Out {
     this.stderr.write(`${s}\n`);
   }
 
+  /** One record of agent text: the answer as received with --json, else what the command did,
+   * the untrusted-text notice and the aligned lines. True when the lines were printed. */
+  agentRecord(body: unknown, did: string | undefined, rows: [string, unknown][]): boolean {
+    if (this.json) {
+      this.document(body);
+      return false;
+    }
+    if (did) this.line(did);
+    this.untrusted();
+    this.record(rows);
+    return true;
+  }
+
   /** key: value lines, aligned. */
   record(rows: [string, unknown][]): void {
     const w = Math.max(0, ...rows.map(([k]) => k.length));

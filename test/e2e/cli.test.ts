@@ -98,7 +98,10 @@ function linesConform(stdout: string, topic: string, path: string, list: string)
   return lines;
 }
 
-describe('the commons command line', () => {
+// Each test runs the command as several child processes one after another (a Node start each,
+// about 0.3 s on a quiet machine, 5 s and more with the machine loaded: two at 30 s seen beside
+// two CI runs), so a test has four times the default time.
+describe('the commons command line', { timeout: 120_000 }, () => {
   it('help, usage and completion come from one table, whose every call is a route of the service', async () => {
     expect(readSettings({}).server).toBe('http://127.0.0.1:8080');
     expect(readSettings({ COMMONS_URL: 'http://x.test' }).server).toBe('http://x.test');
