@@ -156,12 +156,16 @@ function responses(r: AnyRoute): Json {
   return out;
 }
 
+/** `getApiV1AiRegistrationNumber`; a path's trailing-slash spelling (the relay's) ends in `Slash`. */
+const operationId = (method: string, p: string): string =>
+  `${method.toLowerCase()}${p.replace(/[^a-zA-Z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}${p.length > 1 && p.endsWith('/') ? 'Slash' : ''}`;
+
 export function buildOpenApi(routes: AnyRoute[], baseUrl: string, protocols: ProtocolOp[] = PROTOCOL_OPS): Json {
   const paths: Record<string, Json> = {};
   for (const r of routes) {
     const p = toOpenApiPath(r.path);
     const op: Json = {
-      operationId: `${r.method.toLowerCase()}${p.replace(/[^a-zA-Z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+      operationId: operationId(r.method, p),
       summary: r.summary,
       tags: r.tags,
       parameters: parameters(r),

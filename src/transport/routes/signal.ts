@@ -9,6 +9,7 @@ import * as signal from '../../domain/signal.js';
 import { nip11Document } from '../documents/nip11.js';
 import { jsonFeed } from '../feeds/jsonfeed.js';
 import { rssFeed } from '../feeds/rss.js';
+import { NOSTR_PATH, NOSTR_PATHS } from '../paths.js';
 import { ok, route } from '../runner/route.js';
 import { uuidParam } from '../runner/schemas.js';
 
@@ -51,6 +52,8 @@ export const signalRoutes = [
     raw: true,
     summary: 'The signal history as a JSON Feed 1.1',
     tags: ['signal'],
+    // Served as JSON Feed's own media type (jsonfeed.org/version/1.1), and documented as served.
+    produces: 'application/feed+json',
     response: z.looseObject({ version: z.string(), title: z.string(), items: z.array(z.record(z.string(), z.unknown())) }),
     handler: async (_req, ctx) => ({
       raw: JSON.stringify(jsonFeed(ctx.publicUrl(), await signal.signalHistory(ctx), ctx.config.signalIntervalS)),
@@ -73,31 +76,7 @@ export const signalRoutes = [
       headers: { 'cache-control': maxAge(ctx) },
     }),
   }),
-  route({
-    method: 'GET',
-    path: '/nostr',
-    auth: 'none',
-    raw: true,
-    summary: 'NIP-11 document of the read-only Nostr relay (send Accept: application/nostr+json; WebSocket on the same path)',
-    tags: ['signal'],
-    produces: 'application/nostr+json',
-    alsoProduces: { 'text/plain': 'without Accept: application/nostr+json: a line saying how to connect' },
-    response: z.looseObject({ name: z.string(), pubkey: z.string(), supported_nips: z.array(z.number()) }),
-    handler: async (req, ctx) => {
-      if (!(req.headers.accept ?? '').includes('application/nostr+json')) {
-        return {
-          raw: 'Commons read-only Nostr relay (NIP-01). Connect with a WebSocket, or send Accept: application/nostr+json for NIP-11.\n',
-          contentType: 'text/plain; charset=utf-8',
-        };
-      }
-      const key = await serviceNostrKey(ctx);
-      return {
-        raw: JSON.stringify(nip11Document(ctx, key.pubkey)),
-        contentType: 'application/nostr+json',
-        headers: { 'access-control-allow-headers': '*', 'access-control-allow-methods': 'GET', 'cache-control': 'public, max-age=300' },
-      };
-    },
-  }),
+  ...NOSTR_PATHS.map(nip11Route),
   route({
     method: 'GET',
     path: '/{indexnow_key_file}',
@@ -116,3 +95,34 @@ export const signalRoutes = [
     },
   }),
 ];
+
+/** The relay's NIP-11 document at one spelling of its path (the WebSocket is transport/nostr). */
+function nip11Route(path: string) {
+  return route({
+    method: 'GET',
+    path,
+    // The trailing-slash spelling is the same document (NOSTR_PATHS); discovery lists it once.
+    ...(path === NOSTR_PATH ? {} : { hidden: true as const }),
+    auth: 'none',
+    raw: true,
+    summary: `NIP-11 document of the read-only Nostr relay (send Accept: application/nostr+json; WebSocket on the same path${path === NOSTR_PATH ? '' : ', the spelling NDK dials'})`,
+    tags: ['signal'],
+    produces: 'application/nostr+json',
+    alsoProduces: { 'text/plain': 'without Accept: application/nostr+json: a line saying how to connect' },
+    response: z.looseObject({ name: z.string(), pubkey: z.string(), supported_nips: z.array(z.number()) }),
+    handler: async (req, ctx) => {
+      if (!(req.headers.accept ?? '').includes('application/nostr+json')) {
+        return {
+          raw: 'Commons read-only Nostr relay (NIP-01). Connect with a WebSocket, or send Accept: application/nostr+json for NIP-11.\n',
+          contentType: 'text/plain; charset=utf-8',
+        };
+      }
+      const key = await serviceNostrKey(ctx);
+      return {
+        raw: JSON.stringify(nip11Document(ctx, key.pubkey)),
+        contentType: 'application/nostr+json',
+        headers: { 'access-control-allow-headers': '*', 'access-control-allow-methods': 'GET', 'cache-control': 'public, max-age=300' },
+      };
+    },
+  });
+}
