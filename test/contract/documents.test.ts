@@ -145,6 +145,18 @@ describe('documents', () => {
     expect(doc.paths['/mcp'].post.responses['403'].description).toContain('Origin');
   });
 
+  it('every raw document is served with a media type its operation documents', async () => {
+    const doc = (await s.call('GET', '/api/openapi.json')).json;
+    const raws = s.app.router.routes.filter((r) => r.raw && r.method === 'GET' && r.auth === 'none' && !r.path.includes('{'));
+    expect(raws.map((r) => r.path)).toContain('/signal.json');
+    for (const r of raws) {
+      const res = await s.call('GET', r.path);
+      if (res.status !== 200) continue; // the operator console's pages ask for a login first
+      const served = (res.headers.get('content-type') ?? '').split(';')[0];
+      expect(Object.keys(doc.paths[r.path].get.responses['200'].content), r.path).toContain(served);
+    }
+  });
+
   it('health and readiness answer for the operator', async () => {
     expect((await s.call('GET', '/healthz')).json).toEqual({ status: 'ok' });
     expect((await s.call('GET', '/readyz')).json).toEqual({ status: 'ready', database: true, migrations: true, degraded: [] });
