@@ -158,7 +158,7 @@ export const treasuryRoutes = [
     tags: ['treasury'],
     body: DepositBody,
     response: Deposit,
-    errors: ['NOT_FOUND', 'INVALID_STATE', 'DEPOSIT_EXISTS', 'UNAVAILABLE'],
+    errors: ['NOT_FOUND', 'INVALID_STATE', 'DEPOSIT_EXISTS', 'NOT_CONFIGURED', 'UNAVAILABLE'],
     handler: async (req, ctx) => {
       const h = deposits.normalizeTxHash(req.body.tx_hash, req.body.asset);
       if ('error' in h) return fail('VALIDATION_FAILED', h.error, { fields: [{ path: 'body.tx_hash', message: h.error }] });
