@@ -1,8 +1,12 @@
 // Discovery documents (DECISIONS.md "Documents for agents"): the documents answer, every link they hold answers, and the
 // OpenAPI document validates as 3.1 and describes exactly the routes the router knows.
+import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOPICS } from '../../src/domain/stream-topics.js';
+import { SKILLS } from '../../src/transport/documents/agent-card.js';
 import { PROTOCOL_OPS } from '../../src/transport/documents/protocol-ops.js';
+import { TOOLS } from '../../src/transport/mcp/tools.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;
@@ -155,6 +159,26 @@ describe('documents', () => {
       const served = (res.headers.get('content-type') ?? '').split(';')[0];
       expect(Object.keys(doc.paths[r.path].get.responses['200'].content), r.path).toContain(served);
     }
+  });
+
+  it('docs, discovery and llms.txt list exactly the live tools, skills and topics', async () => {
+    /** The backticked names between `<!-- live:<name> -->` and `<!-- /live -->` in a doc. */
+    const listed = (file: string, name: string): string[] => {
+      const m = readFileSync(file, 'utf8').match(new RegExp(`<!-- live:${name} -->([\\s\\S]*?)<!-- /live -->`));
+      expect(m, `${file} marks its ${name}`).not.toBeNull();
+      return [...(m?.[1] ?? '').matchAll(/`([^`]+)`/g)].map((x) => x[1] as string);
+    };
+    const tools = TOOLS.map((t) => t.name);
+    const skills = SKILLS.map((k) => k.id);
+    expect(listed('docs/protocols.md', 'mcp-tools')).toEqual(tools);
+    expect(listed('docs/protocols.md', 'a2a-skills')).toEqual(skills);
+    expect(listed('docs/stream.md', 'stream-topics')).toEqual([...TOPICS]);
+    const disc = (await s.call('GET', '/api/v1/discovery')).json.data;
+    expect(disc.protocols.mcp.tools).toEqual(tools);
+    expect(disc.protocols.stream.topics).toEqual([...TOPICS]);
+    const llms = (await s.call('GET', '/llms.txt')).text;
+    const line = llms.split('\n').find((l) => l.startsWith('- [MCP]')) ?? '';
+    expect(line.replace(/ \([^)]*\)/g, '').match(/tools (.*)$/)?.[1]?.split(', ')).toEqual(tools);
   });
 
   it('health and readiness answer for the operator', async () => {
