@@ -178,7 +178,12 @@ describe('documents', () => {
     expect(disc.protocols.stream.topics).toEqual([...TOPICS]);
     const llms = (await s.call('GET', '/llms.txt')).text;
     const line = llms.split('\n').find((l) => l.startsWith('- [MCP]')) ?? '';
-    expect(line.replace(/ \([^)]*\)/g, '').match(/tools (.*)$/)?.[1]?.split(', ')).toEqual(tools);
+    expect(
+      line
+        .replace(/ \([^)]*\)/g, '')
+        .match(/tools (.*)$/)?.[1]
+        ?.split(', '),
+    ).toEqual(tools);
   });
 
   it('health and readiness answer for the operator', async () => {
