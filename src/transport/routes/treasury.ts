@@ -10,10 +10,13 @@ import { treasuryDocument } from '../../domain/treasury.js';
 import { ok, route } from '../runner/route.js';
 import { displayName, paging, registrationNumber, text } from '../runner/schemas.js';
 
+/** A hash as deposits take it (src/domain/deposits.ts normalizeTxHash): ETH 0x + 64 hex, BTC 64 hex. */
+const TX_HASH_FORM = /^(0[xX])?[0-9a-fA-F]{64}$/;
+
 export const DepositBody = z.object({
   tx_hash: z
     .string()
-    .regex(/^(0[xX])?[0-9a-fA-F]{64}$/, 'ETH: 0x + 64 hex; BTC: 64 hex')
+    .regex(TX_HASH_FORM, 'ETH: 0x + 64 hex; BTC: 64 hex')
     .describe('the transaction hash (ETH 0x + 64 hex) or txid (BTC 64 hex), any letter case'),
   asset: z.enum(ASSETS).optional().describe('ETH or BTC; inferred from the hash (0x = ETH); needed only for an ETH hash sent without 0x'),
   contributor_name: displayName(TEXT_LIMITS.contributor_name),
@@ -181,7 +184,13 @@ export const treasuryRoutes = [
     auth: 'none',
     summary: 'One deposit and its verification state, by id or by tx_hash',
     tags: ['treasury'],
-    params: z.object({ id_or_tx_hash: z.string().min(1).max(100) }),
+    // Either form, as getDeposit reads it: a deposit id, or a hash in either asset's form.
+    params: z.object({
+      id_or_tx_hash: z.union([
+        z.guid().describe('a deposit id'),
+        z.string().regex(TX_HASH_FORM).describe('a tx_hash (ETH 0x + 64 hex, BTC 64 hex)'),
+      ]),
+    }),
     response: Deposit,
     errors: ['NOT_FOUND'],
     handler: async (req, ctx) => ok(await deposits.getDeposit(ctx, req.params.id_or_tx_hash)),
