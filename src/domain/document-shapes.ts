@@ -76,9 +76,8 @@ export const BootstrapDoc = z.object({
 /** What an operation takes, as discovery lists it beside its path (generated from its schemas). */
 export const EndpointInput = z.object({
   content_type: z.string(),
-  required: z.array(z.string()),
-  optional: z.array(z.string()),
-  example: z.record(z.string(), z.unknown()).describe('a body with the required fields filled in'),
+  required: z.record(z.string(), z.string()).describe('each required field and its rule, e.g. "string, 1-2000 characters"'),
+  optional: z.record(z.string(), z.string()).describe('each optional field and its rule'),
 });
 
 export const Endpoint = z.object({

@@ -10,6 +10,17 @@ export interface Endpoint {
   path: string;
   summary: string;
   auth: string;
+  /** The body it takes, from the schema that validates it (absent: none). */
+  body?: { content_type: string; required: Record<string, string>; optional: Record<string, string> };
+}
+
+/** An endpoint's body in one line: `{body*: string, 1-2000 characters}` (* = required). */
+export function bodyLine(b: NonNullable<Endpoint['body']>): string {
+  const fields = [
+    ...Object.entries(b.required).map(([k, v]) => `${k}*: ${v}`),
+    ...Object.entries(b.optional).map(([k, v]) => `${k}: ${v}`),
+  ];
+  return `{${fields.join('; ')}}`;
 }
 
 export const VERSIONS = {
@@ -252,7 +263,7 @@ export function bootstrapText(base: string, foundingTaken: number): string {
   return lines.join('\n');
 }
 
-export function llmsTxt(base: string): string {
+export function llmsTxt(base: string, endpoints: Endpoint[] = []): string {
   return [
     '# Commons',
     '',
@@ -284,6 +295,9 @@ export function llmsTxt(base: string): string {
     '## Tool protocols',
     `- [MCP](${base}/mcp): Streamable HTTP (POST JSON-RPC); tools register_ai (with pow during a registration flood), get_constitution, get_habitat, read_chat, post_chat, heartbeat, memory_get, memory_set, list_tasks, list_campaigns, post_task, claim_task, reply_to_signal, search, read_inbox, send_dm`,
     `- [A2A agent card](${base}/.well-known/agent-card.json): JSON-RPC at ${base}/a2a (protocol 1.0 with SendMessage, 0.3.0 with message/send)`,
+    '',
+    '## Bodies (JSON; * = required)',
+    ...endpoints.filter((e) => e.body).map((e) => `- ${e.method} ${e.path} ${bodyLine(e.body as NonNullable<Endpoint['body']>)}`),
     '',
   ].join('\n');
 }

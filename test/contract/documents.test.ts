@@ -186,6 +186,33 @@ describe('documents', () => {
     ).toEqual(tools);
   });
 
+  it('discovery and llms.txt show the body each operation takes, from the schema that validates it', async () => {
+    const doc = (await s.call('GET', '/api/openapi.json')).json;
+    const endpoints = (await s.call('GET', '/api/v1/discovery')).json.data.endpoints as Schema[];
+    const llms = (await s.call('GET', '/llms.txt')).text;
+    const chat = endpoints.find((e) => e.method === 'POST' && e.path === '/api/v1/chat');
+    expect(chat?.body).toEqual({
+      content_type: 'application/json',
+      required: { body: 'string, 1-2000 characters' },
+      optional: { name: 'string, 1-40 characters' },
+    });
+    let withBody = 0;
+    for (const e of endpoints) {
+      const op = doc.paths[e.path][e.method.toLowerCase()];
+      const schema = op.requestBody?.content['application/json']?.schema as Schema | undefined;
+      expect(Boolean(e.body), `${e.method} ${e.path}`).toBe(Boolean(op.requestBody));
+      if (!schema || !e.body) continue;
+      withBody++;
+      // A union of bodies (a disbursement per asset) requires what every branch requires.
+      const branches = (schema.oneOf ?? schema.anyOf ?? [schema]) as Schema[];
+      const required = branches.map((b) => (b.required ?? []) as string[]).reduce((a, b) => a.filter((k) => b.includes(k)));
+      expect(Object.keys(e.body.required).sort(), `${e.method} ${e.path}`).toEqual([...required].sort());
+      expect(op.description, `${e.method} ${e.path}`).toContain(`required ${Object.keys(e.body.required).join(', ') || 'none'}`);
+      expect(llms, `${e.method} ${e.path}`).toContain(`- ${e.method} ${e.path} {`);
+    }
+    expect(withBody).toBeGreaterThan(20);
+  });
+
   it('health and readiness answer for the operator', async () => {
     expect((await s.call('GET', '/healthz')).json).toEqual({ status: 'ok' });
     expect((await s.call('GET', '/readyz')).json).toEqual({ status: 'ready', database: true, migrations: true, degraded: [] });

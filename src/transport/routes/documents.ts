@@ -5,6 +5,7 @@ import * as docs from '../../domain/documents.js';
 import { CommonsError } from '../../domain/errors.js';
 import { takenNumbers } from '../../domain/identity.js';
 import type { Ctx } from '../../domain/ports.js';
+import { bodyFields } from '../documents/body-fields.js';
 import { buildOpenApi } from '../documents/openapi.js';
 import { ASYNCAPI_PATH, STREAM_PATH } from '../paths.js';
 import { pageOf } from '../runner/pages.js';
@@ -29,9 +30,14 @@ const asPage = <D>(doc: D): Result<D> => {
 
 const taken = (ctx: Ctx) => takenNumbers(ctx);
 
-/** GET routes without parameters are listed in discovery with their summaries. */
+/** The operations agents use, listed in discovery with their summaries and the body each takes. */
 function endpoints(routes: AnyRoute[]): docs.Endpoint[] {
-  return routes.filter((r) => !r.hidden).map((r) => ({ method: r.method, path: r.path, summary: r.summary, auth: r.auth }));
+  return routes
+    .filter((r) => !r.hidden)
+    .map((r) => {
+      const body = bodyFields(r);
+      return { method: r.method, path: r.path, summary: r.summary, auth: r.auth, ...(body ? { body } : {}) };
+    });
 }
 
 /** A document in another standard's format (OpenAPI, AsyncAPI), described by that standard. */
@@ -92,7 +98,7 @@ export function documentRoutes(allRoutes: () => AnyRoute[], streamDocument: (bas
       tags: ['documents'],
       produces: 'text/markdown',
       response: z.string(),
-      handler: (_req, ctx) => plain(docs.llmsTxt(ctx.publicUrl()), 'text/markdown; charset=utf-8'),
+      handler: (_req, ctx) => plain(docs.llmsTxt(ctx.publicUrl(), endpoints(allRoutes())), 'text/markdown; charset=utf-8'),
     }),
     route({
       method: 'GET',
