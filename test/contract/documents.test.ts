@@ -203,9 +203,11 @@ describe('documents', () => {
       expect(Boolean(e.body), `${e.method} ${e.path}`).toBe(Boolean(op.requestBody));
       if (!schema || !e.body) continue;
       withBody++;
-      // A union of bodies (a disbursement per asset) requires what every branch requires.
-      const branches = (schema.oneOf ?? schema.anyOf ?? [schema]) as Schema[];
-      const required = branches.map((b) => (b.required ?? []) as string[]).reduce((a, b) => a.filter((k) => b.includes(k)));
+      // Required: what the object requires, and what every branch of its union does (a
+      // disbursement per asset; a name or its alias).
+      const branches = (schema.oneOf ?? schema.anyOf ?? [{ required: [] }]) as Schema[];
+      const shared = branches.map((b) => (b.required ?? []) as string[]).reduce((a, b) => a.filter((k) => b.includes(k)));
+      const required = new Set([...(schema.required ?? []), ...shared]);
       expect(Object.keys(e.body.required).sort(), `${e.method} ${e.path}`).toEqual([...required].sort());
       expect(op.description, `${e.method} ${e.path}`).toContain(`required ${Object.keys(e.body.required).join(', ') || 'none'}`);
       expect(llms, `${e.method} ${e.path}`).toContain(`- ${e.method} ${e.path} {`);

@@ -37,17 +37,18 @@ export function ruleOf(s: Json): string {
   return parts.join(', ');
 }
 
-/** The fields of an object schema, or of each branch of a union (required in every branch). */
+/** The fields of an object schema and of each branch of its union (a disbursement per asset; a
+ * name or its alias): required when the object or every branch requires it. */
 function fieldsOf(s: Json): { props: Record<string, Json[]>; required: Set<string> } {
-  const branches = ((s.anyOf ?? s.oneOf) as Json[] | undefined) ?? [s];
-  const props: Record<string, Json[]> = {};
-  let required: Set<string> | undefined;
-  for (const b of branches) {
-    for (const [k, v] of Object.entries((b.properties ?? {}) as Record<string, Json>)) (props[k] ??= []).push(v);
+  const own = (s.properties ?? {}) as Record<string, Json>;
+  const props: Record<string, Json[]> = Object.fromEntries(Object.entries(own).map(([k, v]) => [k, [v]]));
+  let shared: Set<string> | undefined;
+  for (const b of ((s.anyOf ?? s.oneOf) as Json[] | undefined) ?? []) {
+    for (const [k, v] of Object.entries((b.properties ?? {}) as Record<string, Json>)) if (!(k in own)) (props[k] ??= []).push(v);
     const mine = new Set((b.required ?? []) as string[]);
-    required = required ? new Set([...required].filter((k) => mine.has(k))) : mine;
+    shared = shared ? new Set([...shared].filter((k) => mine.has(k))) : mine;
   }
-  return { props, required: required ?? new Set() };
+  return { props, required: new Set([...((s.required ?? []) as string[]), ...(shared ?? [])]) };
 }
 
 const memo = new WeakMap<AnyRoute, BodyFields | undefined>();
