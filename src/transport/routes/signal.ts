@@ -6,7 +6,7 @@ import { fail } from '../../domain/errors.js';
 import { serviceNostrKey } from '../../domain/nostr.js';
 import type { Ctx } from '../../domain/ports.js';
 import * as signal from '../../domain/signal.js';
-import { nip11Document } from '../documents/nip11.js';
+import { Nip11Doc, nip11Document } from '../documents/nip11.js';
 import { jsonFeed } from '../feeds/jsonfeed.js';
 import { rssFeed } from '../feeds/rss.js';
 import { NOSTR_PATH, NOSTR_PATHS } from '../paths.js';
@@ -109,7 +109,7 @@ function nip11Route(path: string) {
     tags: ['signal'],
     produces: 'application/nostr+json',
     alsoProduces: { 'text/plain': 'without Accept: application/nostr+json: a line saying how to connect' },
-    response: z.looseObject({ name: z.string(), pubkey: z.string(), supported_nips: z.array(z.number()) }),
+    response: Nip11Doc,
     handler: async (req, ctx) => {
       if (!(req.headers.accept ?? '').includes('application/nostr+json')) {
         return {

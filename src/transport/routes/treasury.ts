@@ -2,7 +2,7 @@
 
 import { z } from 'zod';
 import { ASSETS } from '../../domain/amounts.js';
-import { DepositFeedEntrySchema } from '../../domain/campaign-schemas.js';
+import { CampaignSchema, DepositFeedEntrySchema } from '../../domain/campaign-schemas.js';
 import * as deposits from '../../domain/deposits.js';
 import { fail } from '../../domain/errors.js';
 import { TEXT_LIMITS } from '../../domain/limits.js';
@@ -89,12 +89,13 @@ const Goal = z.object({
   remaining_amount_exact: Amount,
 });
 
-export const TreasuryDoc = z.looseObject({
+export const TreasuryDoc = z.object({
   status: z.enum(['active', 'partially_configured', 'not_configured']),
   funding_goals: z.array(Goal),
   funding_goal_total: PerAsset(z.number()),
   funding_goal_total_exact: PerAsset(Amount),
   confirmed_contributions: PerAsset(Amount),
+  confirmed_deposits: PerAsset(z.number().int()).describe('how many deposits are verified, per asset'),
   how_to_contribute: z.array(
     z.object({ id: z.string(), step: z.number(), how: z.string(), endpoint: z.string().nullable(), requires_token: z.boolean() }),
   ),
@@ -106,17 +107,32 @@ export const TreasuryDoc = z.looseObject({
   custody_type: z.string(),
   treasury_wallet_address: z.string(),
   wallets: z.array(
-    z.looseObject({
+    z.object({
       label: z.string(),
       network: z.string(),
       chain_id: z.number(),
       asset: z.string(),
       address: z.string(),
+      status: z.enum(['active', 'not_configured']),
+      min_confirmations: z.number().int(),
       custody_type: z.string(),
+      deposit_verification: z.enum(['available', 'not_configured']),
     }),
   ),
   contribution_note: z.string(),
-  sponsor_path: z.looseObject({ summary: z.string(), field: z.literal('on_behalf_of') }),
+  sponsor_path: z.object({
+    summary: z.string(),
+    field: z.literal('on_behalf_of'),
+    format: z.string(),
+    endpoint: z.string(),
+    example: z.object({
+      tx_hash: z.string(),
+      contributor_name: z.string(),
+      memo: z.string(),
+      on_behalf_of: z.string(),
+      sender_signature: z.string(),
+    }),
+  }),
   sender_proof: z.object({
     field: z.literal('sender_signature'),
     summary: z.string(),
@@ -131,6 +147,8 @@ export const TreasuryDoc = z.looseObject({
       'value before points: the least verified amount (TREASURY_SUPPORT_MIN_ETH / _BTC) that earns the treasury_support points and counts as a campaign contribution; a smaller deposit verifies and adds its exact amount only',
     ),
   notice: z.string(),
+  campaigns: z.object({ url: z.string(), open: z.array(CampaignSchema), rules: z.array(z.string()) }),
+  links: z.object({ deposits: z.string(), submit: z.string(), campaigns: z.string(), earn: z.string() }),
 });
 
 export const treasuryRoutes = [
