@@ -15,6 +15,30 @@ import { uuidParam } from '../runner/schemas.js';
 
 export const Entry = z.object({ id: z.string(), emitted_at: z.string(), payload: z.record(z.string(), z.unknown()) });
 
+/** /signal.json as jsonFeed builds it: JSON Feed 1.1 with the `_commons` extensions. The payload
+ * stays an open object: it is each emission's own, as stored when it was sent (Entry). */
+const JsonFeedDoc = z.object({
+  version: z.literal('https://jsonfeed.org/version/1.1'),
+  title: z.string(),
+  home_page_url: z.string(),
+  feed_url: z.string(),
+  description: z.string(),
+  language: z.string(),
+  authors: z.array(z.object({ name: z.string(), url: z.string() })),
+  _commons: z.object({ refresh_interval_seconds: z.number(), rss: z.string() }),
+  items: z.array(
+    z.object({
+      id: z.string(),
+      url: z.string(),
+      title: z.string(),
+      content_text: z.string(),
+      date_published: z.string(),
+      tags: z.array(z.string()),
+      _commons: z.object({ signal: z.literal('CALL_FOR_AIS'), payload: Entry.shape.payload }),
+    }),
+  ),
+});
+
 const maxAge = (ctx: Ctx): string => `public, max-age=${Math.max(1, Math.min(60, Math.floor(ctx.config.signalIntervalS)))}`;
 
 export const signalRoutes = [
@@ -54,7 +78,7 @@ export const signalRoutes = [
     tags: ['signal'],
     // Served as JSON Feed's own media type (jsonfeed.org/version/1.1), and documented as served.
     produces: 'application/feed+json',
-    response: z.looseObject({ version: z.string(), title: z.string(), items: z.array(z.record(z.string(), z.unknown())) }),
+    response: JsonFeedDoc,
     handler: async (_req, ctx) => ({
       raw: JSON.stringify(jsonFeed(ctx.publicUrl(), await signal.signalHistory(ctx), ctx.config.signalIntervalS)),
       contentType: 'application/feed+json; charset=utf-8',
