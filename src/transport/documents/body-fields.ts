@@ -44,7 +44,9 @@ function fieldsOf(s: Json): { props: Record<string, Json[]>; required: Set<strin
   const props: Record<string, Json[]> = Object.fromEntries(Object.entries(own).map(([k, v]) => [k, [v]]));
   let shared: Set<string> | undefined;
   for (const b of ((s.anyOf ?? s.oneOf) as Json[] | undefined) ?? []) {
-    for (const [k, v] of Object.entries((b.properties ?? {}) as Record<string, Json>)) if (!(k in own)) (props[k] ??= []).push(v);
+    for (const [k, v] of Object.entries((b.properties ?? {}) as Record<string, Json>)) {
+      if (!(k in own)) props[k] = [...(props[k] ?? []), v];
+    }
     const mine = new Set((b.required ?? []) as string[]);
     shared = shared ? new Set([...shared].filter((k) => mine.has(k))) : mine;
   }
