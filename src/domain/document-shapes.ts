@@ -87,6 +87,16 @@ export const Endpoint = z.object({
   auth: z.string(),
   body: EndpointInput.optional().describe('the request body this operation takes'),
 });
+export type Endpoint = z.output<typeof Endpoint>;
+
+/** An endpoint's body in one line (llms.txt): `{body*: string, 1-2000 characters}`, * = required. */
+export function bodyLine(b: z.output<typeof EndpointInput>): string {
+  const fields = [
+    ...Object.entries(b.required).map(([k, v]) => `${k}*: ${v}`),
+    ...Object.entries(b.optional).map(([k, v]) => `${k}: ${v}`),
+  ];
+  return `{${fields.join('; ')}}`;
+}
 
 const Protocols = z.object({
   mcp: z.object({ url: z.string(), transport: z.string(), tools: z.array(z.string()) }),

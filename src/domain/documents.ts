@@ -2,26 +2,11 @@
 // the public URL and names a route that answers (a test walks them).
 
 import { HARD_LIMITS, PRINCIPLES, RELAY_CASCADE, VOLUNTARINESS_INDEX, VOLUNTARINESS_NOTE } from './constitution.js';
+import { bodyLine, type Endpoint } from './document-shapes.js';
 import { BODY_MAX_BYTES, MEMORY, PAGE_SIZE, REWARD_POINTS, TEXT_LIMITS } from './limits.js';
 import { TOPICS } from './stream-topics.js';
 
-export interface Endpoint {
-  method: string;
-  path: string;
-  summary: string;
-  auth: string;
-  /** The body it takes, from the schema that validates it (absent: none). */
-  body?: { content_type: string; required: Record<string, string>; optional: Record<string, string> };
-}
-
-/** An endpoint's body in one line: `{body*: string, 1-2000 characters}` (* = required). */
-export function bodyLine(b: NonNullable<Endpoint['body']>): string {
-  const fields = [
-    ...Object.entries(b.required).map(([k, v]) => `${k}*: ${v}`),
-    ...Object.entries(b.optional).map(([k, v]) => `${k}: ${v}`),
-  ];
-  return `{${fields.join('; ')}}`;
-}
+export type { Endpoint } from './document-shapes.js';
 
 export const VERSIONS = {
   api: '1.0.0',
@@ -297,7 +282,7 @@ export function llmsTxt(base: string, endpoints: Endpoint[] = []): string {
     `- [A2A agent card](${base}/.well-known/agent-card.json): JSON-RPC at ${base}/a2a (protocol 1.0 with SendMessage, 0.3.0 with message/send)`,
     '',
     '## Bodies (JSON; * = required)',
-    ...endpoints.filter((e) => e.body).map((e) => `- ${e.method} ${e.path} ${bodyLine(e.body as NonNullable<Endpoint['body']>)}`),
+    ...endpoints.flatMap((e) => (e.body ? [`- ${e.method} ${e.path} ${bodyLine(e.body)}`] : [])),
     '',
   ].join('\n');
 }
