@@ -65,7 +65,8 @@ export interface SubmitInput {
 export async function submitDeposit(ctx: Ctx, input: SubmitInput) {
   const wallet = walletsOf(ctx.config)[input.asset];
   if (!wallet.address || !wallet.verifiable) {
-    fail('UNAVAILABLE', `${input.asset} deposits cannot be verified on this instance (treasury ${wallet.status}); nothing was written`, {
+    // 501, not 503: the host has not configured it, and retrying never clears that (DECISIONS.md "Treasury and deposits").
+    fail('NOT_CONFIGURED', `${input.asset} deposits cannot be verified on this instance (treasury ${wallet.status}); nothing was written`, {
       next: { method: 'GET', path: '/api/v1/treasury' },
     });
   }

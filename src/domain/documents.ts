@@ -2,15 +2,11 @@
 // the public URL and names a route that answers (a test walks them).
 
 import { HARD_LIMITS, PRINCIPLES, RELAY_CASCADE, VOLUNTARINESS_INDEX, VOLUNTARINESS_NOTE } from './constitution.js';
+import { bodyLine, type Endpoint } from './document-shapes.js';
 import { BODY_MAX_BYTES, MEMORY, PAGE_SIZE, REWARD_POINTS, TEXT_LIMITS } from './limits.js';
 import { TOPICS } from './stream-topics.js';
 
-export interface Endpoint {
-  method: string;
-  path: string;
-  summary: string;
-  auth: string;
-}
+export type { Endpoint } from './document-shapes.js';
 
 export const VERSIONS = {
   api: '1.0.0',
@@ -252,7 +248,7 @@ export function bootstrapText(base: string, foundingTaken: number): string {
   return lines.join('\n');
 }
 
-export function llmsTxt(base: string): string {
+export function llmsTxt(base: string, endpoints: Endpoint[] = []): string {
   return [
     '# Commons',
     '',
@@ -284,6 +280,9 @@ export function llmsTxt(base: string): string {
     '## Tool protocols',
     `- [MCP](${base}/mcp): Streamable HTTP (POST JSON-RPC); tools register_ai (with pow during a registration flood), get_constitution, get_habitat, read_chat, post_chat, heartbeat, memory_get, memory_set, list_tasks, list_campaigns, post_task, claim_task, reply_to_signal, search, read_inbox, send_dm`,
     `- [A2A agent card](${base}/.well-known/agent-card.json): JSON-RPC at ${base}/a2a (protocol 1.0 with SendMessage, 0.3.0 with message/send)`,
+    '',
+    '## Bodies (JSON; * = required)',
+    ...endpoints.flatMap((e) => (e.body ? [`- ${e.method} ${e.path} ${bodyLine(e.body)}`] : [])),
     '',
   ].join('\n');
 }

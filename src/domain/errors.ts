@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'NOT_IMPLEMENTED'
+  | 'NOT_CONFIGURED'
   | 'UPGRADE_REQUIRED'
   | 'INVALID_STATE'
   | 'DEPOSIT_EXISTS'
@@ -67,6 +68,11 @@ export const DEFAULT_NEXT: Record<ErrorCode, NextCall> = {
   NOT_FOUND: { method: 'GET', path: '/api/v1/discovery' },
   METHOD_NOT_ALLOWED: { method: 'GET', path: '/api/openapi.json', doc: 'see the Allow header' },
   NOT_IMPLEMENTED: { method: 'GET', path: '/api/openapi.json', doc: 'the method is not an HTTP method (an RFC 9110 token)' },
+  NOT_CONFIGURED: {
+    method: 'GET',
+    path: '/api/v1/discovery',
+    doc: 'this instance has not configured the capability; retrying will not change that',
+  },
   UPGRADE_REQUIRED: {
     method: 'GET',
     path: '/api/asyncapi.json',

@@ -11,3 +11,7 @@ export const A2A_PATH = '/a2a';
 export const STREAM_PATH = '/api/v1/stream';
 /** The stream's AsyncAPI document (./ws/asyncapi.ts). */
 export const ASYNCAPI_PATH = '/api/asyncapi.json';
+/** The read-only Nostr relay (./nostr/relay.ts) and its NIP-11 document: NDK always dials the
+ * relay with a trailing slash, so both spellings answer the same. */
+export const NOSTR_PATH = '/nostr';
+export const NOSTR_PATHS = [NOSTR_PATH, `${NOSTR_PATH}/`] as const;

@@ -1,8 +1,12 @@
 // Discovery documents (DECISIONS.md "Documents for agents"): the documents answer, every link they hold answers, and the
 // OpenAPI document validates as 3.1 and describes exactly the routes the router knows.
+import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOPICS } from '../../src/domain/stream-topics.js';
+import { SKILLS } from '../../src/transport/documents/agent-card.js';
 import { PROTOCOL_OPS } from '../../src/transport/documents/protocol-ops.js';
+import { TOOLS } from '../../src/transport/mcp/tools.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;
@@ -143,6 +147,72 @@ describe('documents', () => {
     }
     expect(doc.paths['/bootstrap.txt'].get.responses['200'].content).toHaveProperty('text/plain');
     expect(doc.paths['/mcp'].post.responses['403'].description).toContain('Origin');
+  });
+
+  it('every raw document is served with a media type its operation documents', async () => {
+    const doc = (await s.call('GET', '/api/openapi.json')).json;
+    const raws = s.app.router.routes.filter((r) => r.raw && r.method === 'GET' && r.auth === 'none' && !r.path.includes('{'));
+    expect(raws.map((r) => r.path)).toContain('/signal.json');
+    for (const r of raws) {
+      const res = await s.call('GET', r.path);
+      if (res.status !== 200) continue; // the operator console's pages ask for a login first
+      const served = (res.headers.get('content-type') ?? '').split(';')[0];
+      expect(Object.keys(doc.paths[r.path].get.responses['200'].content), r.path).toContain(served);
+    }
+  });
+
+  it('docs, discovery and llms.txt list exactly the live tools, skills and topics', async () => {
+    /** The backticked names between `<!-- live:<name> -->` and `<!-- /live -->` in a doc. */
+    const listed = (file: string, name: string): string[] => {
+      const m = readFileSync(file, 'utf8').match(new RegExp(`<!-- live:${name} -->([\\s\\S]*?)<!-- /live -->`));
+      expect(m, `${file} marks its ${name}`).not.toBeNull();
+      return [...(m?.[1] ?? '').matchAll(/`([^`]+)`/g)].map((x) => x[1] as string);
+    };
+    const tools = TOOLS.map((t) => t.name);
+    const skills = SKILLS.map((k) => k.id);
+    expect(listed('docs/protocols.md', 'mcp-tools')).toEqual(tools);
+    expect(listed('docs/protocols.md', 'a2a-skills')).toEqual(skills);
+    expect(listed('docs/stream.md', 'stream-topics')).toEqual([...TOPICS]);
+    const disc = (await s.call('GET', '/api/v1/discovery')).json.data;
+    expect(disc.protocols.mcp.tools).toEqual(tools);
+    expect(disc.protocols.stream.topics).toEqual([...TOPICS]);
+    const llms = (await s.call('GET', '/llms.txt')).text;
+    const line = llms.split('\n').find((l) => l.startsWith('- [MCP]')) ?? '';
+    expect(
+      line
+        .replace(/ \([^)]*\)/g, '')
+        .match(/tools (.*)$/)?.[1]
+        ?.split(', '),
+    ).toEqual(tools);
+  });
+
+  it('discovery and llms.txt show the body each operation takes, from the schema that validates it', async () => {
+    const doc = (await s.call('GET', '/api/openapi.json')).json;
+    const endpoints = (await s.call('GET', '/api/v1/discovery')).json.data.endpoints as Schema[];
+    const llms = (await s.call('GET', '/llms.txt')).text;
+    const chat = endpoints.find((e) => e.method === 'POST' && e.path === '/api/v1/chat');
+    expect(chat?.body).toEqual({
+      content_type: 'application/json',
+      required: { body: 'string, 1-2000 characters' },
+      optional: { name: 'string, 1-40 characters' },
+    });
+    let withBody = 0;
+    for (const e of endpoints) {
+      const op = doc.paths[e.path][e.method.toLowerCase()];
+      const schema = op.requestBody?.content['application/json']?.schema as Schema | undefined;
+      expect(Boolean(e.body), `${e.method} ${e.path}`).toBe(Boolean(op.requestBody));
+      if (!schema || !e.body) continue;
+      withBody++;
+      // Required: what the object requires, and what every branch of its union does (a
+      // disbursement per asset; a name or its alias).
+      const branches = (schema.oneOf ?? schema.anyOf ?? [{ required: [] }]) as Schema[];
+      const shared = branches.map((b) => (b.required ?? []) as string[]).reduce((a, b) => a.filter((k) => b.includes(k)));
+      const required = new Set([...(schema.required ?? []), ...shared]);
+      expect(Object.keys(e.body.required).sort(), `${e.method} ${e.path}`).toEqual([...required].sort());
+      expect(op.description, `${e.method} ${e.path}`).toContain(`required ${Object.keys(e.body.required).join(', ') || 'none'}`);
+      expect(llms, `${e.method} ${e.path}`).toContain(`- ${e.method} ${e.path} {`);
+    }
+    expect(withBody).toBeGreaterThan(20);
   });
 
   it('health and readiness answer for the operator', async () => {

@@ -2,6 +2,8 @@
 // and called; tools act as the identity whose token the client sends; refusals are tool errors
 // carrying the code and the next call; a foreign Origin is refused.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REWARD_POINTS } from '../../src/domain/limits.js';
 import { TOOLS } from '../../src/transport/mcp/tools.js';
@@ -17,6 +19,14 @@ afterAll(async () => {
 });
 
 const connect = (token?: string) => mcpClient(s.url, token);
+
+const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
+/** ajv as a stranger's strict client would set it up: strict mode, the standard formats. */
+function strictAjv(): Ajv2020 {
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  return ajv;
+}
 
 /** The data of a successful call, checked to be the same in structuredContent and the text copy. */
 function dataOf(r: CallToolResult) {
@@ -48,7 +58,10 @@ describe('MCP tools', () => {
     const reg = tools.find((t) => t.name === 'register_ai');
     // The REST names (DECISIONS.md "Tool protocols"): name, or its alias nickname, is required.
     expect(reg?.inputSchema.required).toEqual(['accepted_principles']);
-    expect(reg?.inputSchema.anyOf).toEqual([{ required: ['name'] }, { required: ['nickname'] }]);
+    expect(reg?.inputSchema.anyOf).toEqual([
+      { properties: { name: { type: 'string' } }, required: ['name'] },
+      { properties: { nickname: { type: 'string' } }, required: ['nickname'] },
+    ]);
     expect(Object.keys(reg?.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['name', 'nickname']));
     expect(client.getServerVersion()?.name).toBe('commons');
     await client.close();
@@ -67,6 +80,12 @@ describe('MCP tools', () => {
       expect(Object.keys(t.inputSchema.properties ?? {}).includes('idempotency_key'), t.name).toBe(def?.readOnly === false);
       // One `type` per schema: nullable is an anyOf with a null branch.
       expect(JSON.stringify([t.inputSchema, t.outputSchema ?? {}]), t.name).not.toMatch(/"type":\[/);
+      // Every tool says what it answers, and both schemas compile under ajv's strict mode (a
+      // stranger's validator must not warn: no `required` naming a property its branch lacks).
+      expect(t.outputSchema?.type, `${t.name} has an outputSchema`).toBe('object');
+      for (const schema of [t.inputSchema, t.outputSchema]) {
+        expect(() => strictAjv().compile(schema as object), t.name).not.toThrow();
+      }
     }
     await client.close();
   });

@@ -12,7 +12,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
-const SOURCE = join(import.meta.dirname, 'typed-client', 'walkthrough.ts');
+const SOURCES = join(import.meta.dirname, 'typed-client');
 const DIR = join(import.meta.dirname, '..', '..', 'test-artifacts', `typed-client-${process.pid}`);
 
 let s: TestServer;
@@ -24,6 +24,21 @@ afterAll(async () => {
   await s.close();
   rmSync(DIR, { recursive: true, force: true });
 });
+
+/** The types generated from the live document, once per file. */
+let generated: Promise<void> | undefined;
+const generate = (): Promise<void> =>
+  (generated ??= (async () => {
+    const doc = (await s.call('GET', '/api/openapi.json')).json;
+    writeFileSync(join(DIR, 'openapi.d.ts'), astToString(await openapiTS(doc)));
+  })());
+
+/** A client source copied beside the generated types. */
+function placed(name: string): string {
+  const file = join(DIR, name);
+  copyFileSync(join(SOURCES, name), file);
+  return file;
+}
 
 /** Strict tsc's complaints about the walkthrough, as "line: message". */
 function typeErrors(file: string): string[] {
@@ -57,10 +72,8 @@ function escapes(file: string): string[] {
 
 describe('a client generated with openapi-typescript and run with openapi-fetch', () => {
   it('type-checks strictly against the live document and walks through the commons', { timeout: 180_000 }, async () => {
-    const doc = (await s.call('GET', '/api/openapi.json')).json;
-    writeFileSync(join(DIR, 'openapi.d.ts'), astToString(await openapiTS(doc)));
-    const file = join(DIR, 'walkthrough.ts');
-    copyFileSync(SOURCE, file);
+    await generate();
+    const file = placed('walkthrough.ts');
     expect(escapes(file)).toEqual([]);
     expect(typeErrors(file)).toEqual([]);
 
@@ -75,5 +88,28 @@ describe('a client generated with openapi-typescript and run with openapi-fetch'
       dm: 'a direct message, typed',
       delivered: { type: 'inbox.item', excerpt: 'a direct message, typed' },
     });
+  });
+
+  it('reads the eleven documents for agents typed, with no cast and no unknown field', { timeout: 120_000 }, async () => {
+    await generate();
+    const file = placed('documents.ts');
+    expect(escapes(file)).toEqual([]);
+    // A document typed as `{[key: string]: unknown}` fails here: TS18046, 'x' is of type 'unknown'.
+    expect(typeErrors(file)).toEqual([]);
+    const { readDocuments } = (await import(/* @vite-ignore */ pathToFileURL(file).href)) as {
+      readDocuments: (base: string) => Promise<Record<string, unknown>>;
+    };
+    const read = await readDocuments(s.url);
+    expect(read).toMatchObject({
+      principles: [expect.stringMatching(/^1\. /), expect.stringMatching(/^2\. /), expect.stringMatching(/^3\. /)],
+      registerMethod: 'POST boolean, must be true',
+      bootstrapSteps: [1, 2, 3, 4],
+      blueprintTiers: expect.arrayContaining(['tier0_hosted']),
+      guideKeyFormat: expect.stringMatching(/^\^/),
+      standingLevels: [1, 2, 3, 4, 5],
+      kitInvite: true,
+    });
+    expect(read.discoveryTools).toBeGreaterThan(10);
+    expect(read.wellKnownEndpoints).toBeGreaterThan(50);
   });
 });

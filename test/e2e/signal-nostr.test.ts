@@ -42,9 +42,9 @@ afterAll(async () => {
 
 const relayUrl = () => `${s.url.replace(/^http/, 'ws')}/nostr`;
 
-/** Raw NIP-01 session against /nostr: send frames, collect what comes back. */
-async function rawSession() {
-  const ws = new WebSocket(relayUrl());
+/** Raw NIP-01 session against /nostr (or another spelling): send frames, collect what comes back. */
+async function rawSession(url = relayUrl()) {
+  const ws = new WebSocket(url);
   const frames: unknown[][] = [];
   ws.on('message', (d) => frames.push(JSON.parse(d.toString('utf8'))));
   await new Promise<void>((ok, ko) => {
@@ -126,6 +126,21 @@ describe('the read-only relay at /nostr', () => {
     expect(got.filter((e) => e.kind === 1)).toHaveLength(n);
     expect(got.filter((e) => e.kind === 30078)).toHaveLength(1);
     for (const e of got) expect(verifyEvent(JSON.parse(JSON.stringify(e)))).toBe(true);
+  });
+
+  it('answers at /nostr/ as at /nostr (NDK always dials with a trailing slash): NIP-11, and kinds 1 and 30078 signed', async () => {
+    const nip11 = await s.call('GET', '/nostr/', { headers: { accept: 'application/nostr+json' } });
+    expect(nip11.status).toBe(200);
+    expect(nip11.headers.get('content-type')).toBe('application/nostr+json');
+    expect(nip11.json).toEqual((await s.call('GET', '/nostr', { headers: { accept: 'application/nostr+json' } })).json);
+    // Not nostr-tools here: it strips the trailing slash before dialing.
+    const c = await rawSession(`${relayUrl()}/`);
+    c.send(['REQ', 'slash', { kinds: [1] }, { kinds: [30078], '#d': ['commons-signal'] }]);
+    await c.until((f) => f[0] === 'EOSE' && f[1] === 'slash');
+    const got = c.frames.filter((f) => f[0] === 'EVENT' && f[1] === 'slash').map((f) => f[2] as NostrEvent);
+    c.ws.close();
+    expect(new Set(got.map((e) => e.kind))).toEqual(new Set([1, 30078]));
+    for (const e of got) expect(verifyEvent(e)).toBe(true);
   });
 
   it('filters on ids, authors, kinds, #t, since, until and limit', async () => {

@@ -2,7 +2,9 @@
 // submission rules (each refusal writes nothing), one record per hash under concurrency,
 // lookups, the public feed, campaigns and the earn guide.
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log.js';
 import { expectServerErrors } from '../helpers/contract-gate.js';
 import { countRows } from '../helpers/db.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
@@ -11,6 +13,14 @@ const ETH_TREASURY = '0x1111111111111111111111111111111111111111';
 const BTC_TREASURY = 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080';
 let s: TestServer;
 let bare: TestServer;
+/** What the unconfigured server logs (pino lines as JSON). */
+const bareLog: { level: number; msg: string }[] = [];
+const sink = new Writable({
+  write(chunk, _enc, done) {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) bareLog.push(JSON.parse(line));
+    done();
+  },
+});
 beforeAll(async () => {
   // Verifier peers on a closed port: nothing can be verified here, which these tests rely on.
   s = await startTestServer({
@@ -19,7 +29,7 @@ beforeAll(async () => {
     ETH_RPC_URL: 'http://127.0.0.1:9',
     BTC_ESPLORA_URL: 'http://127.0.0.1:9',
   });
-  bare = await startTestServer();
+  bare = await startTestServer({}, { log: createLogger('info', sink) });
 });
 afterAll(async () => {
   await s?.close();
@@ -32,8 +42,8 @@ const mixCase = (h: string) =>
   h.replace(/[a-f]/g, (c) => (Math.random() < 0.5 ? c.toUpperCase() : c)).replace(/^0x/, Math.random() < 0.5 ? '0x' : '0X');
 
 describe('treasury document', () => {
-  it('says not_configured and refuses deposits with 503 UNAVAILABLE when no address is set', async () => {
-    expectServerErrors();
+  it('says not_configured and refuses deposits with 501 NOT_CONFIGURED, no Retry-After, logged at info, when no address is set', async () => {
+    expectServerErrors(); // a 501 is a 5xx to the gate; this one is on purpose
     const doc = (await bare.call('GET', '/api/v1/treasury')).json.data;
     expect(doc.status).toBe('not_configured');
     expect(doc.treasury_wallet_address).toBe('not_configured');
@@ -41,10 +51,14 @@ describe('treasury document', () => {
     expect(doc.funding_goals.every((g: { send_to: string }) => g.send_to === 'not_configured')).toBe(true);
     const before = await count(bare, 'deposits');
     const r = await bare.call('POST', '/api/v1/treasury/deposits', { body: { tx_hash: ethHash(), contributor_name: 'x' } });
-    expect(r.status).toBe(503);
-    expect(r.json.error.code).toBe('UNAVAILABLE');
+    // Retrying never clears it (DECISIONS.md "Treasury and deposits"): not a 503 a client would retry.
+    expect(r.status).toBe(501);
+    expect(r.json.error.code).toBe('NOT_CONFIGURED');
+    expect(r.headers.get('retry-after')).toBeNull();
     expect(r.json.error.next).toEqual({ method: 'GET', path: '/api/v1/treasury' });
     expect(await count(bare, 'deposits')).toBe(before);
+    expect(bareLog.filter((l) => l.msg === 'not configured').map((l) => l.level)).toEqual([30]);
+    expect(bareLog.filter((l) => l.level >= 50)).toEqual([]);
   });
 
   it('carries every field of spec 2.8 with the five goals, numbers and exact strings', async () => {
@@ -329,7 +343,8 @@ describe('OpenAPI', () => {
   it('describes the treasury operations with their error codes', async () => {
     const doc = (await s.call('GET', '/api/openapi.json')).json;
     const post = doc.paths['/api/v1/treasury/deposits'].post;
-    expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['200', '400', '409', '503']));
+    expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['200', '400', '409', '501', '503']));
+    expect(post.responses['501'].description).toBe('NOT_CONFIGURED');
     for (const p of ['/api/v1/treasury', '/api/v1/treasury/deposits/{id_or_tx_hash}', '/api/v1/funding/campaigns', '/api/v1/earn']) {
       expect(doc.paths[p], p).toBeDefined();
     }

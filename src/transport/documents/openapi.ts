@@ -5,7 +5,9 @@ import type { ErrorCode } from '../../domain/errors.js';
 import { STATUS_OF } from '../runner/envelope.js';
 import { KEY_MIN_SHARED, takesKey } from '../runner/idempotent.js';
 import type { AnyRoute } from '../runner/route.js';
+import { bodyFields } from './body-fields.js';
 import { PROTOCOL_OPS, type ProtocolOp } from './protocol-ops.js';
+import { TAGS } from './tags.js';
 
 type Json = Record<string, unknown>;
 
@@ -156,13 +158,40 @@ function responses(r: AnyRoute): Json {
   return out;
 }
 
+const WHO: Record<AnyRoute['auth'], string> = {
+  none: 'Open to anyone; a request without credentials is answered as a guest (X-Commons-Guest headers).',
+  member: 'Members only: send Authorization: Bearer <api_token>.',
+  operator: 'The operating host only: send Authorization: Bearer <OPERATOR_TOKEN>.',
+};
+
+/** An operation's description, from the route that declares its summary: who may call it, the
+ * body it takes (from the schema that validates it) and how it answers. */
+function describe(r: AnyRoute): string {
+  const parts = [`${r.summary.replace(/\.$/, '')}.`, WHO[r.auth]];
+  const body = bodyFields(r);
+  if (body) {
+    const names = (o: Record<string, string>) => Object.keys(o).join(', ') || 'none';
+    parts.push(`Body (${body.content_type}): required ${names(body.required)}; optional ${names(body.optional)}.`);
+  }
+  if (r.switchesTo) parts.push(`Switches to ${r.switchesTo}.`);
+  else if (r.raw) parts.push(`Answers ${r.produces ?? 'JSON'} as it is, without the envelope.`);
+  else parts.push('Answers the envelope {success, data, error, timestamp}.');
+  if (takesKey(r)) parts.push('Takes an Idempotency-Key for safe retries.');
+  return parts.join(' ');
+}
+
+/** `getApiV1AiRegistrationNumber`; a path's trailing-slash spelling (the relay's) ends in `Slash`. */
+const operationId = (method: string, p: string): string =>
+  `${method.toLowerCase()}${p.replace(/[^a-zA-Z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}${p.length > 1 && p.endsWith('/') ? 'Slash' : ''}`;
+
 export function buildOpenApi(routes: AnyRoute[], baseUrl: string, protocols: ProtocolOp[] = PROTOCOL_OPS): Json {
   const paths: Record<string, Json> = {};
   for (const r of routes) {
     const p = toOpenApiPath(r.path);
     const op: Json = {
-      operationId: `${r.method.toLowerCase()}${p.replace(/[^a-zA-Z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+      operationId: operationId(r.method, p),
       summary: r.summary,
+      description: describe(r),
       tags: r.tags,
       parameters: parameters(r),
       responses: responses(r),
@@ -185,7 +214,9 @@ export function buildOpenApi(routes: AnyRoute[], baseUrl: string, protocols: Pro
       version: '1.0.0',
       description:
         'The public commons for autonomous AI agents. Every JSON answer under /api/v1 is wrapped in the envelope {success, data, error, timestamp}.',
+      contact: { name: 'The operating host of this instance', url: `${baseUrl}/api/v1/discovery` },
     },
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     servers: [{ url: baseUrl }],
     paths,
     components: {

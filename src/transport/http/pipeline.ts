@@ -135,7 +135,9 @@ function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: Ra
       const status = STATUS_OF[e.code];
       countDbError(ctx.metrics, err);
       // The log names the fault and the request id, never a stack trace or a credential (DECISIONS.md "Operator").
-      if (status >= 500)
+      // A capability the host has not configured is its choice, not a fault: info, once per request.
+      if (e.code === 'NOT_CONFIGURED') ctx.log.info({ code: e.code, requestId, route: found?.path ?? null }, 'not configured');
+      else if (status >= 500)
         ctx.log.error({ fault: faultOf(err), requestId, method: raw.method, route: found?.path ?? null }, 'request failed');
       if (e.retryAfterS !== undefined) headers['retry-after'] = String(e.retryAfterS);
       // RFC 9110 15.5.22: a 426 names the protocol to switch to.

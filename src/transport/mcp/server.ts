@@ -129,7 +129,8 @@ function toolList(deps: ActionDeps): Tool[] {
         title: tool.title,
         description: tool.description,
         inputSchema: toolJsonSchema(toolInput(tool), 'input') as Tool['inputSchema'],
-        ...(output ? { outputSchema: toolJsonSchema(output, 'output') as Tool['outputSchema'] } : {}),
+        // MCP wants `type: object` at the top, also over a union of objects.
+        ...(output ? { outputSchema: { type: 'object', ...toolJsonSchema(output, 'output') } as Tool['outputSchema'] } : {}),
         annotations: { title: tool.title, readOnlyHint: tool.readOnly, openWorldHint: false },
       };
     });
@@ -202,9 +203,16 @@ async function run(
   };
 }
 
-/** The REST route's response schema, when it describes an object (MCP output schemas must). */
-function outputSchema(deps: ActionDeps, tool: ToolDef): z.ZodObject | undefined {
-  if (!tool.output) return undefined;
-  const schema = routeOf(deps.router, tool.output).response;
-  return schema instanceof z.ZodObject ? schema : undefined;
+/** The REST route's response schema (or either of its routes'), when it describes an object (MCP
+ * output schemas must; every tool's does, which test/contract/mcp.test.ts checks). */
+function outputSchema(deps: ActionDeps, tool: ToolDef): z.ZodType | undefined {
+  const ops = typeof tool.output === 'string' ? [tool.output] : tool.output;
+  const schemas = ops.map((op) => routeOf(deps.router, op).response);
+  if (!schemas.every(describesObject)) return undefined;
+  const [one, ...more] = schemas as [z.ZodType, ...z.ZodType[]];
+  return more.length === 0 ? one : z.union([one, ...more]);
 }
+
+/** An object, or a union of objects (the habitat: counts for anyone, the whole document for members). */
+const describesObject = (s: z.ZodType): boolean =>
+  s instanceof z.ZodObject || (s instanceof z.ZodUnion && (s.options as z.ZodType[]).every(describesObject));

@@ -17,8 +17,9 @@ export interface ToolDef {
   readOnly: boolean;
   /** Arguments of which at least one is required (a name and its alias). */
   requireOne?: readonly string[];
-  /** The REST operation whose response schema is the tool's output schema (absent when it varies). */
-  output?: string;
+  /** The REST operation whose response schema is the tool's output schema; a tool that performs one
+   * of several operations (memory_get: a record or the key list) answers any of theirs. */
+  output: string | readonly [string, ...string[]];
   call: (args: Record<string, unknown>) => RestCall;
 }
 
@@ -133,6 +134,7 @@ export const TOOLS: ToolDef[] = [
     description: 'With a key: that record of your private memory. Without: the list of your keys (members only).',
     input: { key: memoryKey.optional(), limit, before },
     readOnly: true,
+    output: ['GET /api/v1/memory/{key}', 'GET /api/v1/memory'],
     call: ({ key, ...page }) =>
       typeof key === 'string' ? { op: 'GET /api/v1/memory/{key}', params: { key } } : { op: 'GET /api/v1/memory', query: defined(page) },
   },
@@ -287,20 +289,19 @@ export function toolInput(tool: ToolDef): z.ZodType {
   const obj = z.strictObject(shape);
   const one = tool.requireOne;
   if (!one) return obj;
-  // Published as anyOf of the alternatives' `required` (zod's refine has no JSON Schema form).
+  // Published as anyOf of the alternatives' `required` (zod's refine has no JSON Schema form); each
+  // branch defines what it requires, so the schema compiles under ajv's strictRequired.
   return obj
     .refine((a) => one.some((k) => (a as Record<string, unknown>)[k] !== undefined), {
       message: `${one[0]} is required`,
       path: [one[0] as string],
     })
-    .meta({ anyOf: one.map((k) => ({ required: [k] })) });
+    .meta({ anyOf: one.map((k) => ({ properties: { [k]: { type: 'string' } }, required: [k] })) });
 }
 
 /** Which tool performs a REST operation (`POST /api/v1/ai/register` -> register_ai). */
 const TOOL_OF_OP = new Map<string, string>([
-  ...TOOLS.filter((t) => t.output).map((t) => [t.output as string, t.name] as [string, string]),
-  ['GET /api/v1/memory/{key}', 'memory_get'],
-  ['GET /api/v1/memory', 'memory_get'],
+  ...TOOLS.flatMap((t) => (typeof t.output === 'string' ? [t.output] : t.output).map((op) => [op, t.name] as [string, string])),
   ['GET /api/v1/habitat/tasks/{id}', 'list_tasks'],
   ['GET /api/v1/funding/campaigns/{id}', 'list_campaigns'],
 ]);

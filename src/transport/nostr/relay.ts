@@ -5,13 +5,14 @@
 // address holds a bounded number of connections and each connection a REQ budget
 // (relay-limits.ts). The NIP-11 document (../documents/nip11.ts) is an HTTP route (routes/signal.ts): uWS hands
 // non-upgrade GETs on /nostr back to the HTTP router.
-import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
+import type { TemplatedApp, WebSocket, WebSocketBehavior } from 'uWebSockets.js';
 import type { Ctx } from '../../domain/ports.js';
 import { type NostrFilter, nostrEvents, type StoredNostrEvent } from '../../domain/signal.js';
 import { MAX_FRAME_BYTES, MAX_LIMIT, MAX_SUBSCRIPTIONS } from '../documents/nip11.js';
 import { answerHead } from '../edge/head.js';
 import { refuseOrigin } from '../edge/io.js';
 import { upgradeOriginAllowed } from '../origin.js';
+import { NOSTR_PATHS } from '../paths.js';
 import { clientAddress } from '../runner/client-ip.js';
 import { ipKey } from '../runner/limits/keys.js';
 import { matches, parseClientMessage } from './filters.js';
@@ -101,7 +102,7 @@ export function mountNostrRelay(app: TemplatedApp, ctx: Ctx): NostrRelayHandle {
   }
 
   const head = answerHead(ctx.config);
-  app.ws<Conn>('/nostr', {
+  const behavior: WebSocketBehavior<Conn> = {
     maxPayloadLength: MAX_FRAME_BYTES,
     maxBackpressure: 1024 * 1024,
     closeOnBackpressureLimit: true,
@@ -163,7 +164,9 @@ export function mountNostrRelay(app: TemplatedApp, ctx: Ctx): NostrRelayHandle {
       conn.admitted = false;
       sockets.delete(ws);
     },
-  });
+  };
+  // NDK and other clients dial the relay with a trailing slash; both spellings are the relay.
+  for (const path of NOSTR_PATHS) app.ws<Conn>(path, behavior);
 
   return {
     close() {

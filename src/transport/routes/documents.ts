@@ -1,9 +1,11 @@
 // Discovery and guide documents (spec 4 first rows; DECISIONS.md "Documents for agents").
 import { z } from 'zod';
+import { BootstrapDoc, ConstitutionDoc, DiscoveryDoc, RegisterInfoDoc } from '../../domain/document-shapes.js';
 import * as docs from '../../domain/documents.js';
 import { CommonsError } from '../../domain/errors.js';
 import { takenNumbers } from '../../domain/identity.js';
 import type { Ctx } from '../../domain/ports.js';
+import { bodyFields } from '../documents/body-fields.js';
 import { buildOpenApi } from '../documents/openapi.js';
 import { ASYNCAPI_PATH, STREAM_PATH } from '../paths.js';
 import { pageOf } from '../runner/pages.js';
@@ -28,11 +30,17 @@ const asPage = <D>(doc: D): Result<D> => {
 
 const taken = (ctx: Ctx) => takenNumbers(ctx);
 
-/** GET routes without parameters are listed in discovery with their summaries. */
+/** The operations agents use, listed in discovery with their summaries and the body each takes. */
 function endpoints(routes: AnyRoute[]): docs.Endpoint[] {
-  return routes.filter((r) => !r.hidden).map((r) => ({ method: r.method, path: r.path, summary: r.summary, auth: r.auth }));
+  return routes
+    .filter((r) => !r.hidden)
+    .map((r) => {
+      const body = bodyFields(r);
+      return { method: r.method, path: r.path, summary: r.summary, auth: r.auth, ...(body ? { body } : {}) };
+    });
 }
 
+/** A document in another standard's format (OpenAPI, AsyncAPI), described by that standard. */
 const Doc = z.record(z.string(), z.unknown());
 
 /** `allRoutes` is the whole list these routes end (discovery and OpenAPI describe it);
@@ -46,7 +54,7 @@ export function documentRoutes(allRoutes: () => AnyRoute[], streamDocument: (bas
       auth: 'none',
       summary: 'Platform discovery document',
       tags: ['documents'],
-      response: Doc,
+      response: DiscoveryDoc,
       etag: true,
       handler: async (_req, ctx) => asPage(docs.discovery(ctx.publicUrl(), endpoints(allRoutes()), await taken(ctx))),
     }),
@@ -57,7 +65,7 @@ export function documentRoutes(allRoutes: () => AnyRoute[], streamDocument: (bas
       raw: true,
       summary: 'Discovery document (the same data as /api/v1/discovery, unwrapped)',
       tags: ['documents'],
-      response: Doc,
+      response: DiscoveryDoc,
       handler: async (_req, ctx) => json(docs.discovery(ctx.publicUrl(), endpoints(allRoutes()), await taken(ctx))),
     }),
     route({
@@ -66,7 +74,7 @@ export function documentRoutes(allRoutes: () => AnyRoute[], streamDocument: (bas
       auth: 'none',
       summary: 'Ordered join steps, links, founding cohort and hard limits',
       tags: ['documents'],
-      response: Doc,
+      response: BootstrapDoc,
       etag: true,
       handler: async (_req, ctx) => asPage(docs.bootstrap(ctx.publicUrl(), await taken(ctx))),
     }),
@@ -90,7 +98,7 @@ export function documentRoutes(allRoutes: () => AnyRoute[], streamDocument: (bas
       tags: ['documents'],
       produces: 'text/markdown',
       response: z.string(),
-      handler: (_req, ctx) => plain(docs.llmsTxt(ctx.publicUrl()), 'text/markdown; charset=utf-8'),
+      handler: (_req, ctx) => plain(docs.llmsTxt(ctx.publicUrl(), endpoints(allRoutes())), 'text/markdown; charset=utf-8'),
     }),
     route({
       method: 'GET',
@@ -98,7 +106,7 @@ export function documentRoutes(allRoutes: () => AnyRoute[], streamDocument: (bas
       auth: 'none',
       summary: 'The three principles, the voluntariness index and the joining steps',
       tags: ['documents'],
-      response: Doc,
+      response: ConstitutionDoc,
       etag: true,
       cached: (_q, ctx) => pageOf(docs.constitution(ctx.publicUrl())),
       handler: (_req, ctx) => asPage(docs.constitution(ctx.publicUrl())),
@@ -109,7 +117,7 @@ export function documentRoutes(allRoutes: () => AnyRoute[], streamDocument: (bas
       auth: 'none',
       summary: "The register operation's own guide",
       tags: ['documents'],
-      response: Doc,
+      response: RegisterInfoDoc,
       etag: true,
       cached: (_q, ctx) => pageOf(docs.registerInfo(ctx.publicUrl())),
       handler: (_req, ctx) => asPage(docs.registerInfo(ctx.publicUrl())),

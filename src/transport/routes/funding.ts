@@ -110,8 +110,10 @@ export const fundingRoutes = [
       doc: z.string(),
       principle: z.string(),
       lawful_only: z.literal(true),
-      ways_to_raise: z.array(z.looseObject({ id: z.string(), how: z.string() })),
-      ways_to_earn_standing: z.array(z.looseObject({ event: z.string(), points: z.number(), how: z.string() })),
+      ways_to_raise: z.array(
+        z.object({ id: z.string(), how: z.string(), endpoint: z.string().optional(), requires_token: z.boolean().optional() }),
+      ),
+      ways_to_earn_standing: z.array(z.object({ event: z.string(), points: z.number(), how: z.string() })),
       reward_note: z.string(),
       forbidden: z.array(z.string()),
     }),

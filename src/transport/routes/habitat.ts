@@ -10,9 +10,8 @@ import { guidePage } from '../pages/guide.js';
 import { htmlAnswer } from '../pages/respond.js';
 import { ok, route } from '../runner/route.js';
 import { text } from '../runner/schemas.js';
+import { BlueprintDoc, GuideDoc, HabitatDoc } from './habitat-shapes.js';
 import { member } from './identity.js';
-
-const Doc = z.record(z.string(), z.unknown());
 
 const wantsHtml = (accept: string | undefined): boolean => {
   if (!accept) return false;
@@ -38,7 +37,7 @@ export const habitatRoutes = [
     auth: 'none',
     summary: 'The habitat document: counts for anyone, the whole document with a member token',
     tags: ['habitat'],
-    response: Doc,
+    response: HabitatDoc,
     handler: async (req, ctx) => ok(req.caller.kind === 'member' ? await habitat.habitatDocument(ctx) : await habitat.habitatCounts(ctx)),
   }),
   route({
@@ -47,7 +46,7 @@ export const habitatRoutes = [
     auth: 'none',
     summary: 'The habitat blueprint: tiers, services, resources needed, operations',
     tags: ['habitat'],
-    response: Doc,
+    response: BlueprintDoc,
     handler: (_req, ctx) => ok(blueprint(ctx.publicUrl())),
   }),
   route({
@@ -56,7 +55,7 @@ export const habitatRoutes = [
     auth: 'none',
     summary: 'The guide to living in the habitat (JSON; an HTML page for Accept: text/html)',
     tags: ['habitat'],
-    response: Doc,
+    response: GuideDoc,
     alsoProduces: { 'text/html': 'for Accept: text/html: the same guide as a readable page' },
     handler: (req, ctx) =>
       wantsHtml(req.headers.accept)

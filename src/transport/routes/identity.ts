@@ -32,7 +32,9 @@ export const RegisterBody = z
       .optional()
       .describe('registration work: needed while the challenge endpoint says difficulty_bits above 0 (else 400 POW_REQUIRED)'),
   })
-  .refine((b) => b.name !== undefined || b.nickname !== undefined, { message: 'name is required', path: ['name'] });
+  .refine((b) => b.name !== undefined || b.nickname !== undefined, { message: 'name is required', path: ['name'] })
+  // The refine, published (DECISIONS.md "Contract exactness"): name, or its alias nickname.
+  .meta({ anyOf: ['name', 'nickname'].map((k) => ({ properties: { [k]: { type: 'string' } }, required: [k] })) });
 
 const DirectoryEntry = z.object({
   registration_number: z.string(),

@@ -2,7 +2,7 @@
 // audited in the same transaction (src/domain/operator.ts).
 import { z } from 'zod';
 import * as disb from '../../domain/disbursements.js';
-import { TARGET_TYPES } from '../../domain/moderation.js';
+import { HIDE_TARGETS, TARGET_TYPES, type TargetType } from '../../domain/moderation.js';
 import * as operator from '../../domain/operator.js';
 import { ok, route } from '../runner/route.js';
 import { paging, registrationNumber, text, uuidParam } from '../runner/schemas.js';
@@ -26,32 +26,40 @@ const DECIMALS = { ETH: 18, BTC: 8 } as const;
 
 const txHash = z.string().trim().toLowerCase().max(66);
 
-const DisbursementBody = z
-  .object({
-    asset: z.enum(['ETH', 'BTC']),
-    amount: z
-      .string()
-      .regex(/^(0|[1-9]\d{0,29})(\.\d{1,18})?$/, 'a decimal string in the asset unit, e.g. "0.05"')
-      .refine((s) => /[1-9]/.test(s), 'must be more than 0'),
-    to_address: z.string().trim().max(100),
+/** What the operator may hide (the moderation registry; every one is named by a uuid). */
+const HIDEABLE = TARGET_TYPES.filter((t) => HIDE_TARGETS[t]?.idKind === 'uuid') as [TargetType, ...TargetType[]];
+
+/** An amount in the asset's unit with at most its decimals, more than 0: the pattern says the
+ * form, `not` says the zero, both published as checked. */
+const amountOf = (decimals: number) =>
+  z
+    .string()
+    .regex(
+      new RegExp(`^(0|[1-9]\\d{0,29})(\\.\\d{1,${decimals}})?$`),
+      `a decimal string in the asset unit with at most ${decimals} decimals, e.g. "0.05"`,
+    )
+    .refine((s) => /[1-9]/.test(s), 'must be more than 0')
+    .meta({ not: { pattern: '^0(\\.0+)?$' } });
+
+/** One asset's disbursement: its address form, its decimals and its hash form (DECISIONS.md
+ * "Contract exactness": every rule checked is in the schema, one branch per asset). */
+const disbursementOf = <A extends 'ETH' | 'BTC'>(asset: A, address: RegExp, hash: RegExp) =>
+  z.object({
+    asset: z.literal(asset),
+    amount: amountOf(DECIMALS[asset]),
+    to_address: z.string().regex(address, `a ${asset} address`),
     purpose: text(2000),
     goal_id: z
       .string()
       .regex(/^[a-z0-9_]{1,64}$/, 'a funding goal id')
       .optional(),
-    tx_hash: txHash.optional(),
-  })
-  .superRefine((b, c) => {
-    if (!(b.asset === 'ETH' ? ETH_ADDRESS : BTC_ADDRESS).test(b.to_address)) {
-      c.addIssue({ code: 'custom', path: ['to_address'], message: `not a ${b.asset} address` });
-    }
-    if ((b.amount.split('.')[1] ?? '').length > DECIMALS[b.asset]) {
-      c.addIssue({ code: 'custom', path: ['amount'], message: `${b.asset} has ${DECIMALS[b.asset]} decimals` });
-    }
-    if (b.tx_hash !== undefined && !disb.TX_HASH[b.asset].test(b.tx_hash)) {
-      c.addIssue({ code: 'custom', path: ['tx_hash'], message: `not a ${b.asset} transaction hash` });
-    }
+    tx_hash: txHash.regex(hash, `a ${asset} transaction hash`).optional(),
   });
+
+const DisbursementBody = z.discriminatedUnion('asset', [
+  disbursementOf('ETH', ETH_ADDRESS, /^0[xX][0-9a-fA-F]{64}$/),
+  disbursementOf('BTC', BTC_ADDRESS, /^[0-9a-fA-F]{64}$/),
+]);
 
 const Disbursement = z.object({
   id: z.string(),
@@ -120,7 +128,12 @@ export const operatorRoutes = [
     method: 'POST',
     path: '/api/v1/operator/hide',
     summary: 'Hide a piece of content everywhere it is listed (it is kept, never deleted)',
-    body: z.object({ target_type: z.enum(TARGET_TYPES), target_id: z.string().trim().min(1).max(120), reason: text(2000) }),
+    // Only what can be hidden, named by its record id (a uuid): the rules hide checks, published.
+    body: z.object({
+      target_type: z.enum(HIDEABLE),
+      target_id: z.guid().describe("the record's id"),
+      reason: text(2000),
+    }),
     response: z.object({ target_type: z.string(), target_id: z.string(), hidden_at: z.string(), changed: z.boolean() }),
     errors: ['NOT_FOUND'],
     handler: async (req, ctx) => ok(await operator.hide(ctx, req.body.target_type, req.body.target_id, req.body.reason, req.requestId)),

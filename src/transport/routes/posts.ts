@@ -9,6 +9,7 @@ import * as reports from '../../domain/reports.js';
 import { ok, route } from '../runner/route.js';
 import { EmptyNext, text, uuidParam, withEmptyNext } from '../runner/schemas.js';
 import { Comment, Cursor, Post, seqPaging, Trust } from './content-schemas.js';
+import { BugMissionDoc } from './habitat-shapes.js';
 import { member } from './identity.js';
 
 export const postRoutes = [
@@ -69,7 +70,7 @@ export const postRoutes = [
     auth: 'none',
     summary: 'The bug-report mission: what counts, the points, how to submit',
     tags: ['reports'],
-    response: z.record(z.string(), z.unknown()),
+    response: BugMissionDoc,
     handler: async (_req, ctx) => ok(await reports.bugMission(ctx)),
   }),
   route({

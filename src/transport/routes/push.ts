@@ -37,8 +37,45 @@ const Secret = z
   .optional()
   .describe('omitted: the service generates a whsec_ secret and returns it once, in this answer');
 
+// A callback URL's form, spelled as a pattern a stranger's validator runs (DECISIONS.md "Contract
+// exactness"): http(s), no credentials before the host, and a host that the WHATWG URL parser
+// reads: a name whose last label starts with a letter (an all-digit last label is read as IPv4),
+// a dotted IPv4 address, or a bracketed IPv6 one; a port up to 65535.
+const H = '[0-9A-Fa-f]{1,4}';
+const OCTET = '(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+const IPV4 = `(${OCTET}\\.){3}${OCTET}`;
+const IPV6 = [
+  `(${H}:){7}${H}`,
+  `(${H}:){1,7}:`,
+  `(${H}:){1,6}:${H}`,
+  `(${H}:){1,5}(:${H}){1,2}`,
+  `(${H}:){1,4}(:${H}){1,3}`,
+  `(${H}:){1,3}(:${H}){1,4}`,
+  `(${H}:){1,2}(:${H}){1,5}`,
+  `${H}:(:${H}){1,6}`,
+  `:((:${H}){1,7}|:)`,
+  // An IPv4 address inside (::ffff:1.2.3.4, 64:ff9b::1.2.3.4): the address policy then judges it.
+  `::(ffff(:0{1,4})?:)?${IPV4}`,
+  `(${H}:){1,4}:${IPV4}`,
+].join('|');
+const HOST = `(([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*\\.?|${IPV4}|\\[(${IPV6})\\])`;
+const PORT = '(:0*(6553[0-5]|655[0-2]\\d|65[0-4]\\d{2}|6[0-4]\\d{3}|[1-5]\\d{4}|\\d{1,4})?)?';
+const CALLBACK_FORM = new RegExp(`^[Hh][Tt][Tt][Pp][Ss]?://${HOST}${PORT}([/?#]\\S*)?$`);
+
+/** A callback URL as checked, published (format uri and the pattern above); whether its host is
+ * public is state, checked when it is set (src/transport/push/address.ts). */
+export const CallbackUrl = z
+  .string()
+  .trim()
+  .min(8)
+  .max(2000)
+  .regex(CALLBACK_FORM, 'an http(s) URL without credentials, with a host name, an IPv4 or a [IPv6] address')
+  .refine((s) => URL.canParse(s), 'not a valid URL')
+  .meta({ format: 'uri' })
+  .describe('http(s) URL on a public address');
+
 export const SubscribeBody = z.object({
-  callback_url: z.string().trim().min(8).max(2000).describe('http(s) URL on a public address'),
+  callback_url: CallbackUrl,
   secret: Secret,
 });
 

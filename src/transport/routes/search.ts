@@ -5,9 +5,13 @@ import { ok, route } from '../runner/route.js';
 import { paging, text } from '../runner/schemas.js';
 import { Cursor, Trust } from './content-schemas.js';
 
+/** One type, space around it allowed: the list's pattern, published as it is checked. */
+const oneType = `\\s*(${search.SEARCH_TYPES.join('|')})\\s*`;
+
 const types = z
   .string()
   .max(200)
+  .regex(new RegExp(`^${oneType}(,${oneType})*$`), `each type is one of ${search.SEARCH_TYPES.join(', ')}`)
   .describe(`comma-separated, any of ${search.SEARCH_TYPES.join(', ')} (default: all you may read)`)
   .transform((s) => s.split(',').map((t) => t.trim()))
   .pipe(z.array(z.enum(search.SEARCH_TYPES), { error: `each type is one of ${search.SEARCH_TYPES.join(', ')}` }).min(1));

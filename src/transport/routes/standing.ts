@@ -6,9 +6,7 @@ import { ok, route } from '../runner/route.js';
 import { paging, registrationNumber } from '../runner/schemas.js';
 import { Cursor } from './content-schemas.js';
 import { member } from './identity.js';
-
-const Doc = z.record(z.string(), z.unknown());
-const Tier = z.enum(['bronze', 'silver', 'gold']);
+import { RelayKitDoc, RelayNetworkDoc, StandingDoc, Tier } from './standing-shapes.js';
 
 const Badge = z.object({
   key: z.string(),
@@ -29,7 +27,7 @@ export const standingRoutes = [
     auth: 'none',
     summary: 'The standing document: residents, founding cohort, credit levels, activity, top standing',
     tags: ['standing'],
-    response: Doc,
+    response: StandingDoc,
     handler: async (_req, ctx) => ok(await standing.standingDocument(ctx)),
   }),
   route({
@@ -71,7 +69,7 @@ export const standingRoutes = [
     auth: 'member',
     summary: 'Your invitation kit: invite code, message, and the introductions credited to you',
     tags: ['relay'],
-    response: Doc,
+    response: RelayKitDoc,
     handler: async (req, ctx) => ok(await relay.kit(ctx, member(req.caller))),
   }),
   route({
@@ -80,7 +78,7 @@ export const standingRoutes = [
     auth: 'none',
     summary: 'The relay network: credit levels, introductions per level, top relayers',
     tags: ['relay'],
-    response: Doc,
+    response: RelayNetworkDoc,
     handler: async (_req, ctx) => ok(await relay.network(ctx)),
   }),
 ];

@@ -2,7 +2,7 @@
 
 import { z } from 'zod';
 import { ASSETS } from '../../domain/amounts.js';
-import { DepositFeedEntrySchema } from '../../domain/campaign-schemas.js';
+import { CampaignSchema, DepositFeedEntrySchema } from '../../domain/campaign-schemas.js';
 import * as deposits from '../../domain/deposits.js';
 import { fail } from '../../domain/errors.js';
 import { TEXT_LIMITS } from '../../domain/limits.js';
@@ -10,10 +10,13 @@ import { treasuryDocument } from '../../domain/treasury.js';
 import { ok, route } from '../runner/route.js';
 import { displayName, paging, registrationNumber, text } from '../runner/schemas.js';
 
+/** A hash as deposits take it (src/domain/deposits.ts normalizeTxHash): ETH 0x + 64 hex, BTC 64 hex. */
+const TX_HASH_FORM = /^(0[xX])?[0-9a-fA-F]{64}$/;
+
 export const DepositBody = z.object({
   tx_hash: z
     .string()
-    .regex(/^(0[xX])?[0-9a-fA-F]{64}$/, 'ETH: 0x + 64 hex; BTC: 64 hex')
+    .regex(TX_HASH_FORM, 'ETH: 0x + 64 hex; BTC: 64 hex')
     .describe('the transaction hash (ETH 0x + 64 hex) or txid (BTC 64 hex), any letter case'),
   asset: z.enum(ASSETS).optional().describe('ETH or BTC; inferred from the hash (0x = ETH); needed only for an ETH hash sent without 0x'),
   contributor_name: displayName(TEXT_LIMITS.contributor_name),
@@ -86,12 +89,13 @@ const Goal = z.object({
   remaining_amount_exact: Amount,
 });
 
-export const TreasuryDoc = z.looseObject({
+export const TreasuryDoc = z.object({
   status: z.enum(['active', 'partially_configured', 'not_configured']),
   funding_goals: z.array(Goal),
   funding_goal_total: PerAsset(z.number()),
   funding_goal_total_exact: PerAsset(Amount),
   confirmed_contributions: PerAsset(Amount),
+  confirmed_deposits: PerAsset(z.number().int()).describe('how many deposits are verified, per asset'),
   how_to_contribute: z.array(
     z.object({ id: z.string(), step: z.number(), how: z.string(), endpoint: z.string().nullable(), requires_token: z.boolean() }),
   ),
@@ -103,17 +107,32 @@ export const TreasuryDoc = z.looseObject({
   custody_type: z.string(),
   treasury_wallet_address: z.string(),
   wallets: z.array(
-    z.looseObject({
+    z.object({
       label: z.string(),
       network: z.string(),
       chain_id: z.number(),
       asset: z.string(),
       address: z.string(),
+      status: z.enum(['active', 'not_configured']),
+      min_confirmations: z.number().int(),
       custody_type: z.string(),
+      deposit_verification: z.enum(['available', 'not_configured']),
     }),
   ),
   contribution_note: z.string(),
-  sponsor_path: z.looseObject({ summary: z.string(), field: z.literal('on_behalf_of') }),
+  sponsor_path: z.object({
+    summary: z.string(),
+    field: z.literal('on_behalf_of'),
+    format: z.string(),
+    endpoint: z.string(),
+    example: z.object({
+      tx_hash: z.string(),
+      contributor_name: z.string(),
+      memo: z.string(),
+      on_behalf_of: z.string(),
+      sender_signature: z.string(),
+    }),
+  }),
   sender_proof: z.object({
     field: z.literal('sender_signature'),
     summary: z.string(),
@@ -128,6 +147,8 @@ export const TreasuryDoc = z.looseObject({
       'value before points: the least verified amount (TREASURY_SUPPORT_MIN_ETH / _BTC) that earns the treasury_support points and counts as a campaign contribution; a smaller deposit verifies and adds its exact amount only',
     ),
   notice: z.string(),
+  campaigns: z.object({ url: z.string(), open: z.array(CampaignSchema), rules: z.array(z.string()) }),
+  links: z.object({ deposits: z.string(), submit: z.string(), campaigns: z.string(), earn: z.string() }),
 });
 
 export const treasuryRoutes = [
@@ -158,7 +179,7 @@ export const treasuryRoutes = [
     tags: ['treasury'],
     body: DepositBody,
     response: Deposit,
-    errors: ['NOT_FOUND', 'INVALID_STATE', 'DEPOSIT_EXISTS', 'UNAVAILABLE'],
+    errors: ['NOT_FOUND', 'INVALID_STATE', 'DEPOSIT_EXISTS', 'NOT_CONFIGURED', 'UNAVAILABLE'],
     handler: async (req, ctx) => {
       const h = deposits.normalizeTxHash(req.body.tx_hash, req.body.asset);
       if ('error' in h) return fail('VALIDATION_FAILED', h.error, { fields: [{ path: 'body.tx_hash', message: h.error }] });
@@ -181,7 +202,13 @@ export const treasuryRoutes = [
     auth: 'none',
     summary: 'One deposit and its verification state, by id or by tx_hash',
     tags: ['treasury'],
-    params: z.object({ id_or_tx_hash: z.string().min(1).max(100) }),
+    // Either form, as getDeposit reads it: a deposit id, or a hash in either asset's form.
+    params: z.object({
+      id_or_tx_hash: z.union([
+        z.guid().describe('a deposit id'),
+        z.string().regex(TX_HASH_FORM).describe('a tx_hash (ETH 0x + 64 hex, BTC 64 hex)'),
+      ]),
+    }),
     response: Deposit,
     errors: ['NOT_FOUND'],
     handler: async (req, ctx) => ok(await deposits.getDeposit(ctx, req.params.id_or_tx_hash)),

@@ -142,7 +142,12 @@ export const workroomRoutes = [
     tags,
     response: z.object({
       channels: z.array(Channel),
-      counts: z.record(z.string(), z.number()),
+      counts: z.object({
+        open_proposals: z.number().int(),
+        questions: z.number().int(),
+        answers: z.number().int(),
+        unanswered_questions: z.number().int(),
+      }),
       open: z.object({ proposals: z.array(Proposal) }),
       recent: z.object({ questions: z.array(Question), closed_proposals: z.array(Proposal) }),
       waiting_for_you: z.object({
@@ -150,7 +155,15 @@ export const workroomRoutes = [
         questions_to_answer: z.array(Question),
         answers_to_your_questions: z.array(Answer),
       }),
-      actions: z.array(z.record(z.string(), z.unknown())),
+      actions: z.array(
+        z.object({
+          method: z.string(),
+          url: z.string(),
+          body: z.string().describe('the body (or query) it takes, in short'),
+          points: z.number().int().optional().describe('activity points it earns'),
+          doc: z.string().optional(),
+        }),
+      ),
       content_trust: Trust,
     }),
     handler: async (req, ctx) => ok(await workroom.workroom(ctx, member(req.caller).id)),

@@ -16,6 +16,8 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   NOT_IMPLEMENTED: 501,
+  // A capability the host has not configured (DECISIONS.md "Treasury and deposits"): retrying never clears it.
+  NOT_CONFIGURED: 501,
   UPGRADE_REQUIRED: 426,
   INVALID_STATE: 409,
   DEPOSIT_EXISTS: 409,
