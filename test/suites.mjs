@@ -27,12 +27,7 @@ export const GROUPS = {
   e2e: ['test/e2e/**/*.test.ts'],
   browser: ['test/e2e/page-browser.test.ts', 'test/e2e/operator-console-browser.test.ts', 'test/e2e/campaigns-page.test.ts'],
   faults: ['test/faults/**/*.test.ts'],
-  release: [
-    'test/faults/chaos-soak.test.ts',
-    'test/e2e/deploy-image.test.ts',
-    'test/faults/fuzz.test.ts',
-    'test/e2e/tasks-model.test.ts',
-  ],
+  release: ['test/faults/chaos-soak.test.ts', 'test/e2e/deploy-image.test.ts', 'test/faults/fuzz.test.ts', 'test/e2e/tasks-model.test.ts'],
 };
 
 /** Groups whose files are listed one by one; the glob groups leave them out. */
