@@ -21,11 +21,11 @@ export function faultToolsPresent(): boolean {
 }
 
 /** The fault suite brings its own servers, so it does not depend on DATABASE_URL; it runs once, in
- * the real-services run (DATABASE_URL set, as CI's second `npm test` does): running it again in
+ * a real-services run (DATABASE_URL set: CI's `supported` run, README "Test it"): running it again in
  * the embedded run would double its minutes for nothing, and a machine without PostgreSQL's
  * binaries cannot run it at all. */
 export const faultsEnabled = Boolean(process.env.DATABASE_URL) && faultToolsPresent();
-if (!faultsEnabled) console.log('fault suite: runs in the real-services run (DATABASE_URL set, PostgreSQL and Redis binaries, root)');
+if (!faultsEnabled) console.log("fault suite: runs where DATABASE_URL is set (PostgreSQL and Redis binaries, root): CI's supported run");
 
 export function freePort(): Promise<number> {
   return new Promise((ok, ko) => {
