@@ -31,25 +31,31 @@ try {
   process.exit(1);
 }
 
+// Bundled CommonJS dependencies call require() for Node's own modules.
+const REQUIRE_SHIM = "import { createRequire as __commonsRequire } from 'node:module'; const require = __commonsRequire(import.meta.url);";
+/** What the service's and the command line's bundles share: ESM for Node 20+, split into chunks,
+ * stack traces mapped back to src/ through the mappings alone (the sources stay out of the map). */
+const NODE_BUNDLE = {
+  bundle: true,
+  splitting: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: true,
+  sourcesContent: false,
+  logLevel: 'warning',
+};
+
 async function buildCli(outdir) {
   rmSync(join(outdir, 'cli-chunks'), { recursive: true, force: true });
   await esbuild.build({
+    ...NODE_BUNDLE,
     entryPoints: { cli: 'src/cli/main.ts' },
     outdir,
     chunkNames: 'cli-chunks/[name]-[hash]',
-    bundle: true,
-    splitting: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    sourcemap: true,
-    sourcesContent: false,
-    logLevel: 'warning',
     // ws loads these optional native helpers when present and works without them.
     external: ['bufferutil', 'utf-8-validate'],
-    banner: {
-      js: "#!/usr/bin/env node\nimport { createRequire as __commonsRequire } from 'node:module'; const require = __commonsRequire(import.meta.url);",
-    },
+    banner: { js: `#!/usr/bin/env node\n${REQUIRE_SHIM}` },
   });
   // `npx commons` runs the file itself: it must be executable.
   chmodSync(join(outdir, 'cli.js'), 0o755);
@@ -62,25 +68,16 @@ if (process.argv[2] === 'cli') {
 
 rmSync('dist', { recursive: true, force: true });
 await esbuild.build({
-  entryPoints: ['src/main.ts', 'src/backup.ts'],
-  outdir: 'dist',
-  bundle: true,
+  ...NODE_BUNDLE,
   // The code main.ts imports late (app.ts, after the store starts opening) is a chunk of its own,
   // so the embedded database's worker starts before most of the code is even parsed. Chunks sit
   // beside the entries: src/store/db.ts finds the worker beside whichever file holds it.
-  splitting: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  sourcemap: true,
-  // Stack traces map back to src/ through the mappings alone; the sources stay out of the map.
-  sourcesContent: false,
-  logLevel: 'warning',
+  entryPoints: ['src/main.ts', 'src/backup.ts'],
+  outdir: 'dist',
   // Native addons are found by their packages at run time; PGlite runs in its worker, which
   // imports it from node_modules.
   external: ['uWebSockets.js', 'uws-fallback', 'msgpackr-extract', 'bufferutil', 'utf-8-validate', '@electric-sql/pglite', '@electric-sql/pglite-socket'],
-  // Bundled CommonJS dependencies call require() for Node's own modules.
-  banner: { js: "import { createRequire as __commonsRequire } from 'node:module'; const require = __commonsRequire(import.meta.url);" },
+  banner: { js: REQUIRE_SHIM },
 });
 copyFileSync('src/store/pglite-worker.mjs', 'dist/pglite-worker.mjs');
 await buildCli('dist');

@@ -65,7 +65,7 @@ export function startCli(cli: string, args: string[], env: Record<string, string
     stdout: () => stdout,
     stderr: () => stderr,
     exited,
-    until(pred, timeoutMs = 15_000) {
+    until(pred, timeoutMs = 60_000) {
       return new Promise((ok, ko) => {
         const check = () => {
           if (pred({ stdout, stderr })) {
