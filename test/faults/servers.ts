@@ -97,14 +97,14 @@ export class PrivatePostgres {
   freeze(): void {
     const pid = this.pid();
     process.kill(pid, 'SIGSTOP');
-    for (const p of childrenOf(pid)) process.kill(p, 'SIGSTOP');
+    for (const p of childrenOf(pid)) signalIfAlive(p, 'SIGSTOP');
   }
 
   /** SIGCONT to what freeze() stopped. */
   thaw(): void {
     const pid = this.pid();
-    for (const p of childrenOf(pid)) process.kill(p, 'SIGCONT');
-    process.kill(pid, 'SIGCONT');
+    for (const p of childrenOf(pid)) signalIfAlive(p, 'SIGCONT');
+    signalIfAlive(pid, 'SIGCONT');
   }
 
   private pid(): number {
@@ -118,6 +118,16 @@ export class PrivatePostgres {
       // not running
     }
     rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** A backend may exit between the listing and the signal (a running cluster's backends end when
+ * their client goes, e.g. on a second thaw after the node was killed): that is not a failure. */
+function signalIfAlive(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
   }
 }
 
