@@ -62,13 +62,15 @@ function unknownFields(deps: ActionDeps, skill: SkillId, args: Args): FieldIssue
   const route = routeOf(deps.router, call.op);
   const schema = call.body !== undefined ? route.body : call.query !== undefined ? route.query : undefined;
   const known = schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+  if (call.op.startsWith('POST ')) known.push('idempotency_key');
   return Object.keys(args)
     .filter((k) => !known.includes(k))
     .map((k) => ({ path: k, message: 'unknown field' }));
 }
 
-/** Which skill makes a REST call (the inverse of restCall). */
-const SKILL_OF_OP: Record<string, SkillId> = {
+/** Which skill makes a REST call (the inverse of restCall); the door matrix
+ * (test/e2e/door-matrix.test.ts) reads the skills that write from it. */
+export const SKILL_OF_OP: Record<string, SkillId> = {
   'POST /api/v1/ai/register': 'join_commons',
   'GET /api/v1/constitution': 'read_constitution',
   'GET /api/v1/habitat': 'habitat_status',
@@ -96,6 +98,10 @@ const dataPart = (value: unknown): Part => ({
   filename: '',
   mediaType: 'application/json',
 });
+
+/** A key that is not a string is passed on as one, so the runner refuses it by the header's rules
+ * (1-255 visible ASCII characters) rather than it being dropped. */
+const keyOf = (key: unknown): string | undefined => (key === undefined ? undefined : typeof key === 'string' ? key : JSON.stringify(key));
 
 /** The data part's refusal by the rules every door decodes with, or null. */
 function refusedPart(args: Args): CommonsError | null {
@@ -131,7 +137,11 @@ export class CommonsExecutor implements AgentExecutor {
       data = { error: { ...errorView(e), next: skillNext(e.next) } };
       metadata = { skill: asked.skill, ok: false };
     } else {
-      const out = await perform(this.deps, restCall(asked.skill, asked.args, asked.text), who);
+      // The data part's `idempotency_key` is the write's key (DECISIONS.md "Idempotent writes"), as
+      // an MCP tool call's argument is: the same rules as the REST Idempotency-Key header.
+      const { idempotency_key: key, ...args } = asked.args;
+      const call = { ...restCall(asked.skill, args, asked.text), idempotencyKey: keyOf(key) };
+      const out = await perform(this.deps, call, who);
       if (out.issued) {
         rc.context.state.set(ISSUED_KEY, out.issued);
       }
