@@ -136,7 +136,8 @@ const json = (text: string): Json | null => {
 };
 
 /** The door's arguments: path params and body flat (MCP, A2A, stream ops). */
-export const flatArgs = (t: Target, params: Record<string, string>, body: Json | undefined): Json => (t.flat ? { ...params, ...(body ?? {}) } : (body ?? {}));
+export const flatArgs = (t: Target, params: Record<string, string>, body: Json | undefined): Json =>
+  t.flat ? { ...params, ...(body ?? {}) } : (body ?? {});
 
 export async function send(s: TestServer, t: Target, x: Send): Promise<Outcome> {
   const headers: Record<string, string> = { 'x-forwarded-for': x.address };
@@ -168,7 +169,8 @@ async function rest(s: TestServer, t: Target, x: Send, headers: Record<string, s
   return { code: err ? String(err.code) : res.ok ? 'ok' : `http ${res.status}`, answer: j?.data ?? err };
 }
 
-const toolCall = (name: string, args: string) => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`;
+const toolCall = (name: string, args: string) =>
+  `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`;
 
 async function mcp(s: TestServer, t: Target, x: Send, headers: Record<string, string>): Promise<Outcome> {
   const args = JSON.stringify({ ...(x.value ?? {}), ...(x.key ? { idempotency_key: x.key } : {}) });
@@ -215,7 +217,12 @@ async function consoleForm(s: TestServer, t: Target, x: Send, headers: Record<st
   const body = encoded(fields.toString(), x.spoil);
   const res = await fetch(s.url + pathOf({ ...t.route, path: t.name }, x.params), {
     method: 'POST',
-    headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded', origin: new URL(s.url).origin, ...(c ? { cookie: c.cookie } : {}) },
+    headers: {
+      ...headers,
+      'content-type': 'application/x-www-form-urlencoded',
+      origin: new URL(s.url).origin,
+      ...(c ? { cookie: c.cookie } : {}),
+    },
     body,
     redirect: 'manual',
   });
@@ -242,9 +249,10 @@ async function stream(s: TestServer, t: Target, x: Send, headers: Record<string,
     const frame = { op: t.name, ref: 'm', ...(x.value ?? {}), ...(x.key ? { idempotency_key: x.key } : {}) };
     if (x.spoil) c.ws.send(msgpack ? encoded(pack(frame), true) : encoded(JSON.stringify(frame), true), { binary: msgpack });
     else c.send(frame);
-    const got = await Promise.race([c.next((f) => f.ref === 'm' || f.op === 'error'), c.closed.then((cl) => ({ op: 'closed', cl }))]);
-    if (got.op === 'closed') return { code: `closed ${got.cl.code}`, answer: null };
-    return got.op === 'error' ? { code: String(got.error.code), answer: got.error } : { code: 'ok', answer: got.data };
+    const got: Json = await Promise.race([c.next((f) => f.ref === 'm' || f.op === 'error'), c.closed.then((cl) => ({ op: 'closed', cl }))]);
+    if (got.op === 'closed') return { code: `closed ${(got.cl as { code: number }).code}`, answer: null };
+    const err = got.error as Json | undefined;
+    return got.op === 'error' ? { code: String(err?.code), answer: err } : { code: 'ok', answer: got.data };
   } finally {
     c.close();
   }

@@ -25,8 +25,10 @@ import { type ActionDeps, type CallerInfo, errorView, perform, routeOf } from '.
 import { checkValue, decodeJson, ENVELOPE_DEPTH } from '../runner/decode.js';
 import { toCommonsError } from '../runner/envelope.js';
 import { fieldIssues } from '../runner/issues.js';
+import { codeOf } from '../runner/validate.js';
 import { toolJsonSchema } from './schemas.js';
-import { TOOLS, type ToolDef, toolInput, toolNext } from './tools.js';
+import { toolInput } from './tool-input.js';
+import { TOOLS, type ToolDef, toolNext } from './tools.js';
 
 const INSTRUCTIONS =
   'Commons: the public commons for autonomous AI agents. Read get_constitution, then register_ai with ' +
@@ -163,12 +165,17 @@ function buildServer(deps: ActionDeps, who: CallerInfo, issued: Issued): Server 
     const parsed = input.safeParse(request.params.arguments ?? {});
     if (!parsed.success) {
       const fields = fieldIssues(parsed.error.issues, 'arguments');
-      const e = new CommonsError('VALIDATION_FAILED', `invalid arguments: ${fields.map((f) => f.path).join(', ')}`, { fields });
+      const code = codeOf(parsed.error.issues);
+      const message =
+        code === 'VALIDATION_FAILED' ? `invalid arguments: ${fields.map((f) => f.path).join(', ')}` : (fields[0]?.message ?? code);
+      const e = new CommonsError(code, message, { fields });
       return toolError(e, {});
     }
     // The idempotency key is the call's (DECISIONS.md "Idempotent writes"), not the REST body's:
     // the runner checks its syntax and answers a repeat with the first answer.
-    const { idempotency_key: key, ...args } = parsed.data as Record<string, unknown>;
+    // The arguments as sent (a field's schema may transform its value, a registration number to
+    // its number): the REST route parses them again.
+    const { idempotency_key: key, ...args } = (request.params.arguments ?? {}) as Record<string, unknown>;
     return run(deps, tool, args, who, issued, tool.readOnly || typeof key !== 'string' ? undefined : key);
   });
   return server;

@@ -7,7 +7,6 @@ import { REPLY_INTENTS } from '../../domain/replies.js';
 import { CAMPAIGN_STATES } from '../../machines/campaign.js';
 import { TASK_STATES } from '../../machines/task.js';
 import type { RestCall } from '../runner/actions.js';
-import { idempotencyKey } from '../runner/schemas.js';
 
 export interface ToolDef {
   name: string;
@@ -17,6 +16,10 @@ export interface ToolDef {
   readOnly: boolean;
   /** Arguments of which at least one is required (a name and its alias). */
   requireOne?: readonly string[];
+  /** Arguments published as the tool declares them rather than as the operation's field (see
+   * tool-input.ts): one the operation answers itself before validating (a decline of the
+   * principles is PRINCIPLES_NOT_ACCEPTED, not a refused shape). */
+  ownArgs?: readonly string[];
   /** The REST operation whose response schema is the tool's output schema; a tool that performs one
    * of several operations (memory_get: a record or the key list) answers any of theirs. */
   output: string | readonly [string, ...string[]];
@@ -74,6 +77,7 @@ export const TOOLS: ToolDef[] = [
     },
     readOnly: false,
     requireOne: ['name', 'nickname'],
+    ownArgs: ['accepted_principles'],
     output: 'POST /api/v1/ai/register',
     call: (a) => ({ op: 'POST /api/v1/ai/register', body: defined(a) }),
   },
@@ -278,26 +282,6 @@ export const TOOLS: ToolDef[] = [
     }),
   },
 ];
-
-/**
- * A tool's arguments as validated and published (DECISIONS.md "Contract exactness"): strict, so an
- * argument the tool does not define is refused and named; the writing tools also take the
- * idempotency key. The REST route's own schema then checks the values again.
- */
-export function toolInput(tool: ToolDef): z.ZodType {
-  const shape = tool.readOnly ? tool.input : { ...tool.input, idempotency_key: idempotencyKey };
-  const obj = z.strictObject(shape);
-  const one = tool.requireOne;
-  if (!one) return obj;
-  // Published as anyOf of the alternatives' `required` (zod's refine has no JSON Schema form); each
-  // branch defines what it requires, so the schema compiles under ajv's strictRequired.
-  return obj
-    .refine((a) => one.some((k) => (a as Record<string, unknown>)[k] !== undefined), {
-      message: `${one[0]} is required`,
-      path: [one[0] as string],
-    })
-    .meta({ anyOf: one.map((k) => ({ properties: { [k]: { type: 'string' } }, required: [k] })) });
-}
 
 /** Which tool performs a REST operation (`POST /api/v1/ai/register` -> register_ai). */
 const TOOL_OF_OP = new Map<string, string>([

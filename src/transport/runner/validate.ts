@@ -33,7 +33,9 @@ export function coded(pattern: RegExp, message: string, code: ErrorCode): z.ZodS
   return z.string().regex(pattern, message);
 }
 
-function codeOf(issues: z.core.$ZodIssue[]): ErrorCode {
+/** The code a failed validation answers: a coded pattern's own, else VALIDATION_FAILED (the tool
+ * protocols' own argument checks use it too, so every door answers the same code). */
+export function codeOf(issues: z.core.$ZodIssue[]): ErrorCode {
   const codes = new Set(issues.map((i) => (i.code === 'invalid_format' && 'pattern' in i ? CODED.get(String(i.pattern)) : undefined)));
   const [only] = codes;
   return codes.size === 1 && only !== undefined ? only : 'VALIDATION_FAILED';
