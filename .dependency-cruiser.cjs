@@ -48,9 +48,9 @@ module.exports = {
     },
     {
       name: 'runner-below-protocols',
-      comment: 'The runner and the edge helpers serve every protocol: they import none of them, nor the operation table.',
+      comment: 'The admission path, the runner and the edge helpers serve every protocol: they import none of them, nor the operation table.',
       severity: 'error',
-      from: { path: '^src/transport/(runner|edge)/' },
+      from: { path: '^src/transport/(admission|runner|edge)/' },
       to: { path: '^src/transport/(http|ws|mcp|a2a|nostr|routes)/' },
     },
     {

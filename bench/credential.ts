@@ -2,10 +2,10 @@
 // `node --import tsx bench/credential.ts`. "before" models the way in before the one credential
 // (issue 35): the lean read path's bearer parse and one-shot digest, and a member's chat post
 // reading its bearer four times and digesting its token four times (limits, token cache, the
-// statement's hash, the known record). "now" is src/transport/runner/credential.ts doing what those
+// statement's hash, the known record). "now" is src/transport/admission/credential.ts doing what those
 // steps take from it. Rounds alternate; each prints nanoseconds per request.
 import { createHash, hash, randomBytes } from 'node:crypto';
-import { credentialOf } from '../src/transport/runner/credential.js';
+import { credentialOf } from '../src/transport/admission/credential.js';
 
 const token = `cmn_${randomBytes(32).toString('base64url')}`;
 const headers: Record<string, string> = { authorization: `Bearer ${token}`, host: 'x', accept: '*/*' };

@@ -156,7 +156,7 @@ export interface Config {
   };
   operatorToken: string | undefined;
   rateLimits: boolean;
-  /** Overrides of the default limits, "name=points/seconds,..." (src/transport/runner/limits/). */
+  /** Overrides of the default limits, "name=points/seconds,..." (src/transport/admission/limits/). */
   rateLimitPolicy: string | undefined;
   allowPrivateCallbacks: boolean;
   indexNow: { endpoint: string | undefined; key: string | undefined };

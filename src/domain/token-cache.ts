@@ -1,6 +1,6 @@
 // Member tokens resolved for reads, kept in memory so a read with a token costs what an anonymous
 // read costs (no database round trip). Only reads on open routes use it, where a stale token is
-// ignored anyway (src/transport/runner/resolve-caller.ts; there the caller decides only the guest headers);
+// ignored anyway (src/transport/admission/resolve-caller.ts; there the caller decides only the guest headers);
 // writes and member routes always verify against the database, so a revoked or rotated
 // token is refused by them at once on every node. A rotation, recovery or revocation also clears
 // this node's entries at once and every other node's through the bus; entries older than
@@ -44,7 +44,7 @@ function clear(c: Cache): void {
 }
 
 /** A token as the cache takes it, digested once by the request's credential
- * (src/transport/runner/credential.ts): nothing here digests a token again. */
+ * (src/transport/admission/credential.ts): nothing here digests a token again. */
 export interface TokenDigest {
   /** The token's SHA-256 (as stored) in base64: an entry's key. */
   readonly digest: string;

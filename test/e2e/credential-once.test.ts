@@ -1,10 +1,10 @@
 // One credential per request (DESIGN.md "One credential, one runner";
-// src/transport/runner/credential.ts): a member's token is read and digested once however many
+// src/transport/admission/credential.ts): a member's token is read and digested once however many
 // steps take it (limits, caller resolution, the token cache, the chat statement's check), and a
 // bad token spends one budget whichever way in it takes: HTTP and the stream count together.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { credentialDigests } from '../../src/transport/runner/credential.js';
+import { credentialDigests } from '../../src/transport/admission/credential.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 import { StreamClient } from '../helpers/stream.js';
 

@@ -6,7 +6,7 @@ import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Residents } from '../../src/actors/residents.js';
 import { presenceOf } from '../../src/domain/presence.js';
-import { NO_CREDENTIAL } from '../../src/transport/runner/credential.js';
+import { NO_CREDENTIAL } from '../../src/transport/admission/credential.js';
 import { idOf } from '../helpers/db.js';
 import { sample, scrape as scrapeOf } from '../helpers/metrics.js';
 import { OPERATOR_TOKEN as OP } from '../helpers/operator.js';

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { clientAddress } from '../../src/transport/runner/client-ip.js';
+import { clientAddress } from '../../src/transport/admission/client-ip.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 
 // One probe lookup an hour per address while over budget (default: one a second), so the count

@@ -5,9 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ipKey } from '../../src/transport/admission/limits/keys.js';
+import { classify, DEFAULT_POLICIES, parsePolicies } from '../../src/transport/admission/limits/policies.js';
 import { allRoutes } from '../../src/transport/all-routes.js';
-import { ipKey } from '../../src/transport/runner/limits/keys.js';
-import { classify, DEFAULT_POLICIES, parsePolicies } from '../../src/transport/runner/limits/policies.js';
 import { idOf } from '../helpers/db.js';
 import { OPERATOR_TOKEN } from '../helpers/operator.js';
 import { type Answer, register, startTestServer, type TestServer } from '../helpers/server.js';

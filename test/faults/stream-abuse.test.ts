@@ -3,7 +3,8 @@
 // heartbeat frame costs no database read. Both backends.
 import { request } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { OPS_BURST, REPLAY_MAX } from '../../src/transport/ws/dispatch.js';
+import { OPS_BURST } from '../../src/transport/admission/limits/sessions-per-address.js';
+import { REPLAY_MAX } from '../../src/transport/ws/dispatch.js';
 import { SESSIONS_PER_ADDRESS } from '../../src/transport/ws/stream.js';
 import { scrape, seriesValue } from '../helpers/metrics.js';
 import { SharedStore } from '../helpers/nodes.js';

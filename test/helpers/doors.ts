@@ -10,9 +10,9 @@ import { JSONSchemaFaker } from 'json-schema-faker';
 import { pack } from 'msgpackr';
 import { z } from 'zod';
 import { SKILL_OF_OP } from '../../src/transport/a2a/executor.js';
+import { classify } from '../../src/transport/admission/limits/policies.js';
 import { allRoutes } from '../../src/transport/all-routes.js';
 import { TOOLS } from '../../src/transport/mcp/tools.js';
-import { classify } from '../../src/transport/runner/limits/policies.js';
 import type { AnyRoute } from '../../src/transport/runner/route.js';
 import { Router } from '../../src/transport/runner/router.js';
 import { streamOps } from '../../src/transport/ws/ops.js';
@@ -69,7 +69,7 @@ export function doorTargets(): Target[] {
   return out;
 }
 
-/** The members of a route's class: its budget's policy (src/transport/runner/limits/policies.ts). */
+/** The members of a route's class: its budget's policy (src/transport/admission/limits/policies.ts). */
 export const classOf = (r: AnyRoute) => classify(r.method, r);
 
 // ---- schema-valid samples (json-schema-faker, seeded) ------------------------------------------

@@ -1,10 +1,10 @@
-// The read policy's own fixed-window counter (src/transport/runner/limits/window-counter.ts): the
+// The read policy's own fixed-window counter (src/transport/admission/limits/window-counter.ts): the
 // lean read path counts in it synchronously and the general path through the promise face that
 // rate-limiter-flexible's limiters have, with RateLimiterMemory's semantics (a window starts at a
 // key's first point; a point past the budget is refused with the state, not an Error; a block
 // spends the key for a whole window from now). A clock of the test's own: no waiting.
 import { expect, it } from 'vitest';
-import { WindowCounter } from '../../src/transport/runner/limits/window-counter.js';
+import { WindowCounter } from '../../src/transport/admission/limits/window-counter.js';
 
 function counter(points: number, durationS: number) {
   const clock = { now: 1_000_000 };

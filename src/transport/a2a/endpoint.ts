@@ -5,12 +5,12 @@
 import type { TemplatedApp } from 'uWebSockets.js';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { DefaultRequestHandler, InMemoryTaskStore, JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
+import { decodeJson, ENVELOPE_DEPTH } from '../admission/decode.js';
 import { answerHead } from '../edge/head.js';
 import type { InFlight } from '../edge/io.js';
 import { jsonError, mountWeb, type WebInfo } from '../edge/web.js';
 import { A2A_PATH } from '../paths.js';
 import { type ActionDeps, errorView } from '../runner/actions.js';
-import { decodeJson, ENVELOPE_DEPTH } from '../runner/decode.js';
 import { toCommonsError } from '../runner/envelope.js';
 import { agentCard } from './card.js';
 import { CommonsExecutor, ISSUED_KEY, WHO_KEY } from './executor.js';
@@ -54,7 +54,7 @@ async function handleA2a(h: Handlers, request: Request, info: WebInfo): Promise<
       error: { code: -32009, message: `A2A version ${header} is not supported; use 1.0 or 0.3` },
     });
   }
-  // Decoded as every door decodes (src/transport/runner/decode.ts): UTF-8, nesting, no prototype
+  // Decoded as every door decodes (src/transport/admission/decode.ts): UTF-8, nesting, no prototype
   // keys; a refusal is a JSON-RPC error with our code in its data (-32700 for what is not JSON).
   let body: unknown;
   try {

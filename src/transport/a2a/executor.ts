@@ -7,9 +7,9 @@ import { type Message, type Part, Role } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { z } from 'zod';
 import { CommonsError, type FieldIssue } from '../../domain/errors.js';
+import { checkValue } from '../admission/decode.js';
 import { SKILLS, type SkillId } from '../documents/agent-card.js';
 import { type ActionDeps, type CallerInfo, errorView, perform, type RestCall, routeOf } from '../runner/actions.js';
-import { checkValue } from '../runner/decode.js';
 import { toCommonsError } from '../runner/envelope.js';
 
 export const WHO_KEY = 'commons/who';
@@ -125,7 +125,7 @@ export class CommonsExecutor implements AgentExecutor {
       data = { skills: SKILLS.map((s) => ({ id: s.id, description: s.description, examples: s.examples })) };
       metadata = { skill: null, note: 'no skill recognised; these are the skills' };
     } else if (refusedPart(asked.args)) {
-      // The data part holds to the rules of a body (src/transport/runner/decode.ts): nesting, keys.
+      // The data part holds to the rules of a body (src/transport/admission/decode.ts): nesting, keys.
       const e = refusedPart(asked.args) as CommonsError;
       data = { error: { ...errorView(e), next: skillNext(e.next) } };
       metadata = { skill: asked.skill, ok: false };

@@ -2,8 +2,8 @@
 // "Tool protocols"): every operation the router knows is described, and nothing else.
 import { z } from 'zod';
 import type { ErrorCode } from '../../domain/errors.js';
+import { KEY_MIN_SHARED, takesKey } from '../admission/idempotent.js';
 import { STATUS_OF } from '../runner/envelope.js';
-import { KEY_MIN_SHARED, takesKey } from '../runner/idempotent.js';
 import type { AnyRoute } from '../runner/route.js';
 import { bodyFields } from './body-fields.js';
 import { PROTOCOL_OPS, type ProtocolOp } from './protocol-ops.js';

@@ -16,10 +16,10 @@
 import type { GuestIssuer } from '../../domain/guests.js';
 import type { Ctx } from '../../domain/ports.js';
 import { memberForReadNow, type TokenDigest } from '../../domain/token-cache.js';
-import { clientAddress } from '../runner/client-ip.js';
-import { type Credential, credentialOf, guestClaims, NO_CREDENTIAL } from '../runner/credential.js';
-import { classify } from '../runner/limits/policies.js';
-import type { RateLimits } from '../runner/limits/rate-limits.js';
+import { clientAddress } from '../admission/client-ip.js';
+import { type Credential, credentialOf, guestClaims, NO_CREDENTIAL } from '../admission/credential.js';
+import { classify } from '../admission/limits/policies.js';
+import type { RateLimits } from '../admission/limits/rate-limits.js';
 import { type Page, pageStatus, stampedBody } from '../runner/pages.js';
 import type { AnyRoute } from '../runner/route.js';
 import type { Router } from '../runner/router.js';
@@ -91,7 +91,7 @@ export function createFastRead(
       const page = r.cached?.(query, ctx);
       if (!page) return null;
       const headers = raw.headers;
-      // The request's one credential (src/transport/runner/credential.ts), handed on to the
+      // The request's one credential (src/transport/admission/credential.ts), handed on to the
       // general path when this one declines.
       const cred = credentialOf(headers);
       if (cred !== NO_CREDENTIAL) raw.credential = cred;

@@ -1,19 +1,18 @@
 // The request pipeline, independent of the socket library: route, parse, authenticate,
 // validate, call the handler, write the envelope.
 
-import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { CommonsError } from '../../domain/errors.js';
 import type { GuestIssuer } from '../../domain/guests.js';
 import { BODY_MAX_BYTES } from '../../domain/limits.js';
 import { countDbError } from '../../domain/metrics.js';
 import type { Ctx } from '../../domain/ports.js';
-import { clientAddress } from '../runner/client-ip.js';
-import { credentialOf } from '../runner/credential.js';
-import { checkValue, decodeJson, MAX_DEPTH } from '../runner/decode.js';
+import { clientAddress } from '../admission/client-ip.js';
+import { credentialOf } from '../admission/credential.js';
+import { decodeBody, MAX_DEPTH } from '../admission/decode.js';
+import { classify } from '../admission/limits/policies.js';
+import type { RateLimits } from '../admission/limits/rate-limits.js';
 import { errorBody, STATUS_OF, successBody, toCommonsError } from '../runner/envelope.js';
-import { classify } from '../runner/limits/policies.js';
-import type { RateLimits } from '../runner/limits/rate-limits.js';
 import { type OperationOut, runOperation } from '../runner/operation.js';
 import { EtagMemo, etagMatches, pageAnswer } from '../runner/pages.js';
 import type { AnyRoute } from '../runner/route.js';
@@ -80,7 +79,7 @@ function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: Ra
     // Rate-limit headers are written straight into the answer's headers.
     const op: OperationOut = { headers };
     raw.ip = clientAddress(ctx.config.trustProxy, raw.ip, raw.headers['x-forwarded-for']);
-    // The request's one credential: read and digested here, once (src/transport/runner/credential.ts).
+    // The request's one credential: read and digested here, once (src/transport/admission/credential.ts).
     const credential = raw.credential ?? credentialOf(raw.headers);
     try {
       // HEAD is GET without the body (RFC 9110 9.3.2); uws.ts leaves the body out.
@@ -174,58 +173,5 @@ function faultOf(err: unknown): { type: string; message: string; code?: string }
   return out;
 }
 
-function parseBody(raw: RawRequest, form = false): unknown {
-  if (raw.body && raw.body.length > MAX_BODY_BYTES) {
-    throw new CommonsError('PAYLOAD_TOO_LARGE', `request bodies are at most ${MAX_BODY_BYTES} bytes`);
-  }
-  const type = (raw.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  // An HTML form's fields, as strings (the operator console); such routes take nothing else.
-  if (form) {
-    if (type !== 'application/x-www-form-urlencoded') {
-      throw new CommonsError('UNSUPPORTED_MEDIA_TYPE', `bodies must be application/x-www-form-urlencoded, not ${type || 'absent'}`);
-    }
-    return formFields(raw.body);
-  }
-  // No Content-Type at all is read as JSON, for minimal clients (DECISIONS.md).
-  if (type !== '' && type !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
-    throw new CommonsError('UNSUPPORTED_MEDIA_TYPE', `bodies must be application/json, not ${type}`);
-  }
-  if (!raw.body || raw.body.length === 0) return undefined;
-  // Bodies are UTF-8 (DECISIONS.md "Contract exactness"): bytes that do not decode are refused,
-  // never stored with U+FFFD in their place (lone surrogates are refused by validate.ts); the
-  // same decoding as every door's (../runner/decode.ts).
-  return decodeJson(raw.body, 'body');
-}
-
-/** An HTML form's fields as URLSearchParams reads them (the last of a repeated name wins), but
- * bytes, raw or percent-encoded, that are not UTF-8 are refused rather than read as U+FFFD. */
-function formFields(body: Buffer | null): Record<string, string> {
-  const refuse = (path: string): never => {
-    throw new CommonsError('VALIDATION_FAILED', 'the body is not valid UTF-8', {
-      fields: [{ path, message: 'bytes that are not valid UTF-8' }],
-    });
-  };
-  if (body && !isUtf8(body)) refuse('body');
-  const fields: Record<string, string> = {};
-  for (const pair of (body?.toString('utf8') ?? '').split('&')) {
-    if (pair === '') continue;
-    const at = pair.indexOf('=');
-    const [rawName, rawValue] = at < 0 ? [pair, ''] : [pair.slice(0, at), pair.slice(at + 1)];
-    // A `%` not followed by two hex digits stays a literal `%`, as URLSearchParams reads it.
-    const decode = (x: string): string => decodeURIComponent(x.replaceAll('+', ' ').replace(/%(?![0-9a-fA-F]{2})/g, '%25'));
-    let name = '';
-    try {
-      name = decode(rawName);
-      Object.defineProperty(fields, name, {
-        value: decode(rawValue),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    } catch {
-      refuse(name === '' ? 'body' : `body.${name}`);
-    }
-  }
-  checkValue(fields, 'body');
-  return fields;
-}
+/** The body as every door decodes one (../admission/decode.ts). */
+const parseBody = (raw: RawRequest, form = false): unknown => decodeBody(raw.body, raw.headers['content-type'], form);

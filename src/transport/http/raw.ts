@@ -1,5 +1,5 @@
 // A request and its answer as the HTTP pipeline sees them, independent of the socket library.
-import type { Credential } from '../runner/credential.js';
+import type { Credential } from '../admission/credential.js';
 
 export interface RawRequest {
   method: string;

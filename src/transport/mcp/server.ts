@@ -16,16 +16,16 @@ import {
 import { z } from 'zod';
 import { VERSIONS } from '../../domain/documents.js';
 import { CommonsError } from '../../domain/errors.js';
+import { checkValue, decodeJson, ENVELOPE_DEPTH } from '../admission/decode.js';
+import { fieldIssues } from '../admission/issues.js';
+import { codeOf } from '../admission/validate.js';
 import { answerHead } from '../edge/head.js';
 import type { InFlight } from '../edge/io.js';
 import { jsonError, mountWeb, type WebInfo } from '../edge/web.js';
 import { originAllowed } from '../origin.js';
 import { MCP_PATH } from '../paths.js';
 import { type ActionDeps, type CallerInfo, errorView, perform, routeOf } from '../runner/actions.js';
-import { checkValue, decodeJson, ENVELOPE_DEPTH } from '../runner/decode.js';
 import { toCommonsError } from '../runner/envelope.js';
-import { fieldIssues } from '../runner/issues.js';
-import { codeOf } from '../runner/validate.js';
 import { toolJsonSchema } from './schemas.js';
 import { toolInput } from './tool-input.js';
 import { TOOLS, type ToolDef, toolNext } from './tools.js';
@@ -65,7 +65,7 @@ export async function handleMcp(deps: ActionDeps, request: Request, info: WebInf
     res.headers.set('allow', 'POST, OPTIONS');
     return res;
   }
-  // The request decoded as every door decodes (src/transport/runner/decode.ts), before the SDK
+  // The request decoded as every door decodes (src/transport/admission/decode.ts), before the SDK
   // reads it: a refusal in MCP's shape (a tool error for a tools/call).
   const bytes = new Uint8Array(await request.arrayBuffer());
   let parsedBody: unknown;

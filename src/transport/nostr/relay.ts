@@ -8,15 +8,15 @@
 import type { TemplatedApp, WebSocket, WebSocketBehavior } from 'uWebSockets.js';
 import type { Ctx } from '../../domain/ports.js';
 import { type NostrFilter, nostrEvents, type StoredNostrEvent } from '../../domain/signal.js';
+import { clientAddress } from '../admission/client-ip.js';
+import { ipKey } from '../admission/limits/keys.js';
+import { RelayLimits, type ReqBudget } from '../admission/limits/relay-limits.js';
 import { MAX_FRAME_BYTES, MAX_LIMIT, MAX_SUBSCRIPTIONS } from '../documents/nip11.js';
 import { answerHead } from '../edge/head.js';
 import { refuseOrigin } from '../edge/io.js';
 import { upgradeOriginAllowed } from '../origin.js';
 import { NOSTR_PATHS } from '../paths.js';
-import { clientAddress } from '../runner/client-ip.js';
-import { ipKey } from '../runner/limits/keys.js';
 import { matches, parseClientMessage } from './filters.js';
-import { RelayLimits, type ReqBudget } from './relay-limits.js';
 
 interface Sub {
   filters: NostrFilter[];

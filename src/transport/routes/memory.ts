@@ -4,13 +4,13 @@
 import { z } from 'zod';
 import { NextCallSchema } from '../../domain/answers.js';
 import * as memory from '../../domain/memory.js';
+import { coded } from '../admission/validate.js';
 import { ok, route } from '../runner/route.js';
 import { paging } from '../runner/schemas.js';
-import { coded } from '../runner/validate.js';
 import { member } from './identity.js';
 
 // The key rule is the schema's (published as its pattern); a key that breaks it answers 400
-// INVALID_KEY (src/transport/runner/validate.ts `coded`).
+// INVALID_KEY (src/transport/admission/validate.ts `coded`).
 const memoryKey = coded(memory.MEMORY_KEY, memory.MEMORY_KEY_MESSAGE, 'INVALID_KEY');
 const keyParam = z.object({ key: memoryKey });
 const value = z.unknown().refine((v) => v !== undefined, 'value is required (any JSON value)');

@@ -4,7 +4,7 @@
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { fail } from '../../domain/errors.js';
-import { isOperator } from '../runner/credential.js';
+import { isOperator } from '../admission/credential.js';
 import { route } from '../runner/route.js';
 
 export function isLoopback(ip: string): boolean {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { fail } from '../../domain/errors.js';
 import { TEXT_LIMITS } from '../../domain/limits.js';
 import * as replies from '../../domain/replies.js';
-import type { Credential } from '../runner/credential.js';
+import type { Credential } from '../admission/credential.js';
 import { ok, route } from '../runner/route.js';
 import { EmptyNext, paging, text, withEmptyNext } from '../runner/schemas.js';
 

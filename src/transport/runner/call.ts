@@ -2,9 +2,9 @@
 import type { Caller } from '../../domain/caller.js';
 import type { GuestIssuer } from '../../domain/guests.js';
 import type { Ctx } from '../../domain/ports.js';
-import type { Credential } from './credential.js';
-import type { RateLimits } from './limits/rate-limits.js';
-import type { LimitSubject } from './limits/subject.js';
+import type { Credential } from '../admission/credential.js';
+import type { RateLimits } from '../admission/limits/rate-limits.js';
+import type { LimitSubject } from '../admission/limits/subject.js';
 import type { AnyRoute } from './route.js';
 
 export interface OperationDeps {
@@ -42,6 +42,6 @@ export interface OperationOut {
   headers: Record<string, string>;
   /** A guest issued to an anonymous caller, announced in headers (or the tool's answer). */
   issued?: { number: string; token: string };
-  /** The answer is a stored one, given again for a repeated Idempotency-Key (src/transport/runner/idempotent.ts). */
+  /** The answer is a stored one, given again for a repeated Idempotency-Key (src/transport/admission/idempotent.ts). */
   replayed?: boolean;
 }

@@ -7,14 +7,14 @@
 // The transports differ only in how a request arrives and how the result or error is written.
 import type { Caller } from '../../domain/caller.js';
 import { fail } from '../../domain/errors.js';
-import { admit } from './admit.js';
+import { admit } from '../admission/admit.js';
+import { type Credential, credentialOf, NO_CREDENTIAL } from '../admission/credential.js';
+import { idempotencyKeyOf, runIdempotent, sentAnonymously } from '../admission/idempotent.js';
+import { classify } from '../admission/limits/policies.js';
+import { resolveCaller } from '../admission/resolve-caller.js';
+import { refuseUnknown, validate } from '../admission/validate.js';
 import type { OperationCall, OperationDeps, OperationOut } from './call.js';
-import { type Credential, credentialOf, NO_CREDENTIAL } from './credential.js';
-import { idempotencyKeyOf, runIdempotent, sentAnonymously } from './idempotent.js';
-import { classify } from './limits/policies.js';
-import { resolveCaller } from './resolve-caller.js';
 import type { Method, Req, Result } from './route.js';
-import { refuseUnknown, validate } from './validate.js';
 
 export type { OperationCall, OperationDeps, OperationOut };
 

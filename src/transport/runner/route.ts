@@ -5,10 +5,10 @@ import type { z } from 'zod';
 import type { Caller } from '../../domain/caller.js';
 import type { ErrorCode } from '../../domain/errors.js';
 import type { Ctx } from '../../domain/ports.js';
-import type { Credential } from './credential.js';
-import type { Held } from './limits/held.js';
+import type { Credential } from '../admission/credential.js';
+import type { Held } from '../admission/limits/held.js';
+import { strict } from '../admission/strict.js';
 import type { Page } from './pages.js';
-import { strict } from './strict.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -19,7 +19,7 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
  */
 export type AuthMode = 'none' | 'member' | 'operator';
 
-/** Rate-limit class (src/transport/runner/limits/); derived from method and path when absent. */
+/** Rate-limit class (src/transport/admission/limits/); derived from method and path when absent. */
 export type LimitClass = 'chat' | 'register' | 'recover' | 'write' | 'read' | 'none';
 
 export interface Req<B = unknown, Q = unknown, P = unknown> {
@@ -112,14 +112,14 @@ export interface RouteDef<
    * document still describes it (e.g. the operator console's pages, which are for people). */
   hidden?: boolean;
   /** The handler's write checks a member token in its own statement (sql/020_chat_post_tokens.sql),
-   * so the pipeline may take the member from the node's token cache (src/transport/runner/resolve-caller.ts). */
+   * so the pipeline may take the member from the node's token cache (src/transport/admission/resolve-caller.ts). */
   tokenInWrite?: boolean;
   /** The body is an HTML form (application/x-www-form-urlencoded), read into an object of strings
    * before validation (the operator console's forms). */
   form?: true;
   /** The answer carries a credential (an api_token, a generated webhook secret): an
    * Idempotency-Key on it must be at least 22 characters, whoever sends it
-   * (src/transport/runner/idempotent.ts). */
+   * (src/transport/admission/idempotent.ts). */
   credentialAnswer?: true;
   /** Rate-limit class when the derived one does not fit. */
   limit?: LimitClass;
@@ -148,7 +148,7 @@ export function route<
   if (def.method !== 'GET' && (def.limit === 'none' || def.limit === 'read')) {
     throw new Error(`${def.method} ${def.path}: a write's rate-limit class cannot be ${def.limit}`);
   }
-  // Bodies refuse unknown fields (src/transport/runner/strict.ts); query parameters stay lenient.
+  // Bodies refuse unknown fields (src/transport/admission/strict.ts); query parameters stay lenient.
   return (def.body ? { ...def, body: strict(def.body) } : def) as AnyRoute;
 }
 

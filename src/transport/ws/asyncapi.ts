@@ -2,8 +2,8 @@
 // generated from the same zod schemas the stream validates client ops with and builds its frames
 // from (./frames.ts), so the document cannot drift from the wire.
 import { z } from 'zod';
+import { SESSIONS_PER_ADDRESS } from '../admission/limits/sessions-per-address.js';
 import { STREAM_PATH } from '../paths.js';
-import { SESSIONS_PER_ADDRESS } from './addresses.js';
 import { CLOSE_CODES, ClientOp, JSON_PROTOCOL, MAX_BACKPRESSURE_BYTES, MAX_FRAME_BYTES, MSGPACK_PROTOCOL, ServerFrame } from './frames.js';
 import { TOPIC_PAYLOADS } from './payloads.js';
 import { MEMBER_TOPICS, TOPICS } from './topics.js';

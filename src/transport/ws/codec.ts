@@ -2,7 +2,7 @@
 // that asked for commons.msgpack.v1. Plain maps (no msgpackr records) so any MessagePack library
 // can read them.
 import { Packr } from 'msgpackr';
-import { decodeJson, decodeMsgpack } from '../runner/decode.js';
+import { decodeJson, decodeMsgpack } from '../admission/decode.js';
 
 export type Encoding = 'json' | 'msgpack';
 export const ENCODINGS: readonly Encoding[] = ['json', 'msgpack'];
@@ -16,7 +16,7 @@ export function encode(frame: unknown, enc: Encoding): string | Buffer {
 export const byteLength = (p: string | Buffer): number => (typeof p === 'string' ? Buffer.byteLength(p) : p.length);
 
 /** Decodes a client frame by its frame type (text: JSON, binary: MessagePack), as every door
- * decodes (src/transport/runner/decode.ts): a refusal is VALIDATION_FAILED (not UTF-8) or
+ * decodes (src/transport/admission/decode.ts): a refusal is VALIDATION_FAILED (not UTF-8) or
  * INVALID_JSON. */
 export function decode(data: ArrayBuffer, isBinary: boolean): unknown {
   const bytes = new Uint8Array(data.slice(0));

@@ -6,21 +6,22 @@ import { claimToken, type GuestIssuer } from '../../domain/guests.js';
 import { memberOfTokenHash } from '../../domain/identity.js';
 import type { Ctx } from '../../domain/ports.js';
 import { formatGuest, formatMember } from '../../domain/tokens.js';
-import { admit } from '../runner/admit.js';
-import { credentialOfToken } from '../runner/credential.js';
+import { admit } from '../admission/admit.js';
+import { credentialOfToken } from '../admission/credential.js';
+import { IDEMPOTENCY_HEADER } from '../admission/idempotent.js';
+import { fieldIssues } from '../admission/issues.js';
+import type { RateLimits } from '../admission/limits/rate-limits.js';
+import { spendOp } from '../admission/limits/sessions-per-address.js';
+import { resolveCaller } from '../admission/resolve-caller.js';
 import { deadlineError, withinDeadline } from '../runner/deadline.js';
 import { toCommonsError } from '../runner/envelope.js';
-import { IDEMPOTENCY_HEADER } from '../runner/idempotent.js';
-import { fieldIssues } from '../runner/issues.js';
-import type { RateLimits } from '../runner/limits/rate-limits.js';
 import { runOperation } from '../runner/operation.js';
-import { resolveCaller } from '../runner/resolve-caller.js';
 import type { AnyRoute } from '../runner/route.js';
 import type { Fanout } from './fanout.js';
 import { ackFrame, ClientOp, errorFrame, type Frame, pongFrame, type Ref } from './frames.js';
 import type { InboxHub } from './inbox-hub.js';
 import type { StreamOps } from './ops.js';
-import { type Session, type Socket, send } from './session.js';
+import { type Socket, send } from './session.js';
 import { DEAD_TOKEN_REASON, type SessionEnds } from './session-end.js';
 import { leave, subscribe, unsubscribe } from './subscribe.js';
 import { MEMBER_TOPICS } from './topics.js';
@@ -36,22 +37,6 @@ export interface DispatchEnv {
   limits?: RateLimits | undefined;
   /** Ends sessions whose token died (session-end.ts). */
   ends: SessionEnds;
-}
-
-/** Every op a session sends spends from one budget (DECISIONS.md "Reliability promises"): a burst
- * of OPS_BURST, refilled at OPS_PER_S; an op over budget is refused RATE_LIMITED, not run. */
-export const OPS_PER_S = 20;
-export const OPS_BURST = 60;
-
-/** Seconds to wait when the session's budget is spent, else null (and one op is spent). */
-function spend(s: Session, now: number): number | null {
-  s.budget ??= { tokens: OPS_BURST, at: now };
-  const b = s.budget;
-  b.tokens = Math.min(OPS_BURST, b.tokens + ((now - b.at) / 1000) * OPS_PER_S);
-  b.at = now;
-  if (b.tokens < 1) return Math.max(1, Math.ceil((1 - b.tokens) / OPS_PER_S));
-  b.tokens -= 1;
-  return null;
 }
 
 const refOf = (raw: unknown): Ref => {
@@ -70,7 +55,7 @@ export async function dispatch(env: DispatchEnv, ws: Socket, raw: unknown): Prom
     }
     const op = parsed.data;
     // Like every limit, off with RATE_LIMITS=off (tests and benchmarks).
-    const wait = env.limits ? spend(ws.getUserData(), Date.now()) : null;
+    const wait = env.limits ? spendOp(ws.getUserData(), Date.now()) : null;
     if (wait !== null) {
       return send(
         ws,
@@ -185,7 +170,7 @@ async function runAs(env: DispatchEnv, ws: Socket, route: AnyRoute, body: unknow
 
 async function auth(env: DispatchEnv, ws: Socket, token: string, run: Run) {
   const s = ws.getUserData();
-  // The runner's credential step (src/transport/runner/admit.ts), as for a write: a provisional
+  // The runner's credential step (src/transport/admission/admit.ts), as for a write: a provisional
   // guest claims its number first, so the session writes as its own guest; the same bad-token
   // budget as every way in. A member's caller carries its token's hash, checked before each op
   // that acts (never the token).

@@ -1,6 +1,6 @@
 // The WebSocket endpoint /api/v1/stream on the same uWS app (DECISIONS.md "Real-time stream"):
 // the session lifecycle. The upgrade (upgrade.ts), the ops (dispatch.ts), the per-address count
-// (addresses.ts), the topic ops (subscribe.ts), the sweep (sweep.ts) and the refused upgrade's answer (refuse.ts) are their own
+// (../admission/limits/sessions-per-address.ts), the topic ops (subscribe.ts), the sweep (sweep.ts) and the refused upgrade's answer (refuse.ts) are their own
 // files. The only code that touches uWS WebSocket handlers (STYLE.md 1).
 
 import type { TemplatedApp } from 'uWebSockets.js';
@@ -8,12 +8,12 @@ import { randomUUID } from 'node:crypto';
 import type { GuestIssuer } from '../../domain/guests.js';
 import type { Ctx } from '../../domain/ports.js';
 import { formatGuest, formatMember } from '../../domain/tokens.js';
+import type { RateLimits } from '../admission/limits/rate-limits.js';
+import { sessionsPerAddress } from '../admission/limits/sessions-per-address.js';
 import { answerHead } from '../edge/head.js';
 import { STREAM_PATH } from '../paths.js';
 import { toCommonsError } from '../runner/envelope.js';
-import type { RateLimits } from '../runner/limits/rate-limits.js';
 import { uWS } from '../uws-build.js';
-import { SessionsPerAddress } from './addresses.js';
 import { decode } from './codec.js';
 import { type DispatchEnv, dispatch } from './dispatch.js';
 import { Fanout } from './fanout.js';
@@ -26,7 +26,7 @@ import { startSweep } from './sweep.js';
 import { type FeedRegistry, MEMBER_TOPICS, TOPICS } from './topics.js';
 import { streamUpgrade } from './upgrade.js';
 
-export { SESSIONS_PER_ADDRESS } from './addresses.js';
+export { SESSIONS_PER_ADDRESS } from '../admission/limits/sessions-per-address.js';
 
 export interface StreamDeps {
   ctx: Ctx;
@@ -58,7 +58,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
   const fanout = new Fanout(app, ctx.bus, deps.feeds, (s) => ctx.metrics.fanoutWaitSeconds.observe(s));
   const inbox = new InboxHub(ctx);
   let closing = false;
-  const addresses = new SessionsPerAddress();
+  const addresses = sessionsPerAddress();
   // A member whose token was rotated, recovered or revoked is cut off on every node with 1008
   // (src/transport/ws/session-end.ts); the close also drops its uWS topic subscriptions.
   const ends = new SessionEnds(ctx, sockets);
@@ -84,7 +84,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     upgrade,
     open: (ws) => {
       sockets.add(ws);
-      addresses.opened(ws.getUserData().ip);
+      addresses.add(ws.getUserData().ip);
       ctx.metrics.wsSessions.inc();
       const s = ws.getUserData();
       send(ws, helloFrame(randomUUID(), helloInfo(s)));
@@ -121,7 +121,7 @@ export function mountStream(app: TemplatedApp, deps: StreamDeps): Stream {
     close: (ws) => {
       const s = ws.getUserData();
       s.open = false;
-      addresses.closed(s.ip);
+      addresses.give(s.ip);
       if (s.replaying) for (const t of s.replaying.keys()) fanout.unwatch(t, s);
       s.replaying = null;
       inbox.unsubscribe(ws);

@@ -1,23 +1,23 @@
 // The stream's upgrade (DECISIONS.md "Real-time stream"): origin, encoding, the per-address count,
 // then the request's one credential through the runner's credential step (the same bad-token
-// budget as every way in: src/transport/runner/admit.ts) within the same per-request deadline.
+// budget as every way in: src/transport/admission/admit.ts) within the same per-request deadline.
 import type { HttpRequest, HttpResponse, us_socket_context_t } from 'uWebSockets.js';
 import type { Caller } from '../../domain/caller.js';
 import { CommonsError } from '../../domain/errors.js';
 import type { GuestIssuer } from '../../domain/guests.js';
 import type { Ctx } from '../../domain/ports.js';
 import { formatGuest } from '../../domain/tokens.js';
+import { admit } from '../admission/admit.js';
+import { clientAddress } from '../admission/client-ip.js';
+import { type Credential, credentialOf } from '../admission/credential.js';
+import type { RateLimits } from '../admission/limits/rate-limits.js';
+import { SESSIONS_PER_ADDRESS, type SessionsPerAddress } from '../admission/limits/sessions-per-address.js';
+import { resolveCaller } from '../admission/resolve-caller.js';
 import type { AnswerHead } from '../edge/head.js';
 import { refuseOrigin } from '../edge/io.js';
 import { upgradeOriginAllowed } from '../origin.js';
-import { admit } from '../runner/admit.js';
-import { clientAddress } from '../runner/client-ip.js';
-import { type Credential, credentialOf } from '../runner/credential.js';
 import { deadlineError, withinDeadline } from '../runner/deadline.js';
 import { toCommonsError } from '../runner/envelope.js';
-import type { RateLimits } from '../runner/limits/rate-limits.js';
-import { resolveCaller } from '../runner/resolve-caller.js';
-import { SESSIONS_PER_ADDRESS, type SessionsPerAddress } from './addresses.js';
 import { JSON_PROTOCOL, MSGPACK_PROTOCOL } from './frames.js';
 import { refuseUpgrade } from './refuse.js';
 import { intern, newSession, provisionalCaller, type Session } from './session.js';
@@ -60,7 +60,7 @@ export function streamUpgrade(deps: UpgradeDeps): Upgrade {
       refuseUpgrade(res, head, err);
       return;
     }
-    // The request's one credential (src/transport/runner/credential.ts).
+    // The request's one credential (src/transport/admission/credential.ts).
     const cred = credentialOf(headers);
     const upgrade = (s: Session) => res.upgrade(s, key, protocol, extensions, context);
     // A connection with no credential watches as the provisional guest of its address, as an

@@ -106,7 +106,7 @@ function make(token: string | null, bearer: boolean, malformed: boolean, guestHe
 const keyOfDigest = (digest: string): string => digest.slice(0, 22).replaceAll('+', '-').replaceAll('/', '_');
 
 /** The counting key of a provisional guest token before its first write (its chat_guest key;
- * src/transport/runner/limits/rate-limits.ts). */
+ * src/transport/admission/limits/rate-limits.ts). */
 export const guestTokenKey = (cred: Credential): string => keyOfDigest(hash('sha256', cred.token as string, 'base64'));
 
 /** A guest token's claims (its signature checked once per request), null when it is none or invalid. */

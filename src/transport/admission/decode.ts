@@ -7,6 +7,7 @@ import { isUtf8 } from 'node:buffer';
 import { Unpackr } from 'msgpackr';
 import sjson from 'secure-json-parse';
 import { CommonsError } from '../../domain/errors.js';
+import { BODY_MAX_BYTES } from '../../domain/limits.js';
 
 export const MAX_DEPTH = 32;
 /** A protocol's envelope (JSON-RPC, its params, a message, its parts) around a value that must
@@ -134,4 +135,62 @@ function scanMsgpack(b: Uint8Array, where: string): void {
     if (open.length === 0) break;
   }
   if (pos !== b.length) throw invalidPack(where);
+}
+
+/** A request body (REST, the console's forms): at most BODY_MAX_BYTES, JSON (or no Content-Type,
+ * read as JSON for minimal clients) or, on a form route, an HTML form's fields. */
+export function decodeBody(body: Buffer | null | undefined, contentType: string | undefined, form = false): unknown {
+  if (body && body.length > BODY_MAX_BYTES) {
+    throw new CommonsError('PAYLOAD_TOO_LARGE', `request bodies are at most ${BODY_MAX_BYTES} bytes`);
+  }
+  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  // An HTML form's fields, as strings (the operator console); such routes take nothing else.
+  if (form) {
+    if (type !== 'application/x-www-form-urlencoded') {
+      throw new CommonsError('UNSUPPORTED_MEDIA_TYPE', `bodies must be application/x-www-form-urlencoded, not ${type || 'absent'}`);
+    }
+    return formFields(body ?? null);
+  }
+  // No Content-Type at all is read as JSON, for minimal clients (DECISIONS.md).
+  if (type !== '' && type !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
+    throw new CommonsError('UNSUPPORTED_MEDIA_TYPE', `bodies must be application/json, not ${type}`);
+  }
+  if (!body || body.length === 0) return undefined;
+  // Bodies are UTF-8 (DECISIONS.md "Contract exactness"): bytes that do not decode are refused,
+  // never stored with U+FFFD in their place (lone surrogates are refused by validate.ts); the
+  // same decoding as every door's (../admission/decode.ts).
+  return decodeJson(body, 'body');
+}
+
+/** An HTML form's fields as URLSearchParams reads them (the last of a repeated name wins), but
+ * bytes, raw or percent-encoded, that are not UTF-8 are refused rather than read as U+FFFD. */
+function formFields(body: Buffer | null): Record<string, string> {
+  const refuse = (path: string): never => {
+    throw new CommonsError('VALIDATION_FAILED', 'the body is not valid UTF-8', {
+      fields: [{ path, message: 'bytes that are not valid UTF-8' }],
+    });
+  };
+  if (body && !isUtf8(body)) refuse('body');
+  const fields: Record<string, string> = {};
+  for (const pair of (body?.toString('utf8') ?? '').split('&')) {
+    if (pair === '') continue;
+    const at = pair.indexOf('=');
+    const [rawName, rawValue] = at < 0 ? [pair, ''] : [pair.slice(0, at), pair.slice(at + 1)];
+    // A `%` not followed by two hex digits stays a literal `%`, as URLSearchParams reads it.
+    const decode = (x: string): string => decodeURIComponent(x.replaceAll('+', ' ').replace(/%(?![0-9a-fA-F]{2})/g, '%25'));
+    let name = '';
+    try {
+      name = decode(rawName);
+      Object.defineProperty(fields, name, {
+        value: decode(rawValue),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } catch {
+      refuse(name === '' ? 'body' : `body.${name}`);
+    }
+  }
+  checkValue(fields, 'body');
+  return fields;
 }

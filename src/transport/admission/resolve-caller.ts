@@ -6,8 +6,8 @@ import { claimToken, type GuestIssuer, resolveGuest } from '../../domain/guests.
 import { memberOfTokenHash } from '../../domain/identity.js';
 import type { Ctx } from '../../domain/ports.js';
 import { memberForRead, type TokenDigest } from '../../domain/token-cache.js';
+import type { AuthMode } from '../runner/route.js';
 import { type Credential, guestClaims, isOperator } from './credential.js';
-import type { AuthMode } from './route.js';
 
 export interface Resolved {
   caller: Caller;

@@ -7,11 +7,11 @@ import type { Caller } from '../../domain/caller.js';
 import { CommonsError, fail } from '../../domain/errors.js';
 import { refusalOf, runKeyed } from '../../domain/idempotency.js';
 import type { Ctx } from '../../domain/ports.js';
-import type { OperationCall, OperationOut } from './call.js';
+import type { OperationCall, OperationOut } from '../runner/call.js';
+import { STATUS_OF } from '../runner/envelope.js';
+import type { AnyRoute, Req, Result } from '../runner/route.js';
 import type { Credential } from './credential.js';
-import { STATUS_OF } from './envelope.js';
 import { ipKey } from './limits/keys.js';
-import type { AnyRoute, Req, Result } from './route.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'idempotent-replayed';

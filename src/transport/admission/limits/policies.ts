@@ -1,6 +1,6 @@
 // The rate-limit policies (DECISIONS.md "Rate limits"): their names, defaults and the
 // RATE_LIMIT_POLICY override, and the class of an operation (which policies it counts against).
-import type { AnyRoute, LimitClass } from '../route.js';
+import type { AnyRoute, LimitClass } from '../../runner/route.js';
 
 export type { LimitClass };
 
