@@ -9,7 +9,7 @@ import { countDbError } from '../../domain/metrics.js';
 import type { Ctx } from '../../domain/ports.js';
 import { clientAddress } from '../admission/client-ip.js';
 import { credentialOf } from '../admission/credential.js';
-import { decodeBody, MAX_DEPTH } from '../admission/decode.js';
+import { MAX_DEPTH } from '../admission/decode.js';
 import { classify } from '../admission/limits/policies.js';
 import type { RateLimits } from '../admission/limits/rate-limits.js';
 import { errorBody, STATUS_OF, successBody, toCommonsError } from '../runner/envelope.js';
@@ -99,7 +99,7 @@ function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: Ra
         path: raw.path,
         params: m.params,
         query: Object.fromEntries(new URLSearchParams(raw.query)),
-        body: () => parseBody(raw, r.form === true),
+        body: { bytes: raw.body, contentType: raw.headers['content-type'] },
         headers: raw.headers,
         credential,
         ip: raw.ip,
@@ -172,6 +172,3 @@ function faultOf(err: unknown): { type: string; message: string; code?: string }
   if (typeof e?.code === 'string') out.code = e.code;
   return out;
 }
-
-/** The body as every door decodes one (../admission/decode.ts). */
-const parseBody = (raw: RawRequest, form = false): unknown => decodeBody(raw.body, raw.headers['content-type'], form);

@@ -69,7 +69,7 @@ async function performNow(deps: ActionDeps, call: RestCall, who: CallerInfo): Pr
         route,
         ...(call.params ? { params: call.params } : {}),
         ...(call.query ? { query: call.query } : {}),
-        body: () => call.body,
+        body: { value: call.body },
         headers: keyedHeaders(who.headers, call.idempotencyKey),
         ip,
         requestId: randomUUID(),

@@ -20,10 +20,12 @@ export interface OperationCall {
    * the route's when absent (tools and stream ops). */
   method?: string;
   path?: string;
-  /** Raw path parameters, query values and the parsed JSON body (a thunk: parsed after the limit). */
+  /** Raw path parameters and query values. */
   params?: Record<string, string>;
   query?: Record<string, unknown>;
-  body?: () => unknown;
+  /** The body: the request's bytes (decoded by the admission path after the limit) or the value a
+   * door already decoded by the same rules (src/transport/admission/decode.ts). */
+  body?: { bytes: Buffer | null; contentType: string | undefined } | { value: unknown };
   headers: Record<string, string>;
   /** The request's one credential (credential.ts), when the transport read it already (HTTP);
    * else it is read from `headers` here. */

@@ -163,7 +163,7 @@ async function runAs(env: DispatchEnv, ws: Socket, route: AnyRoute, body: unknow
     ip: s.ip,
   };
   const headers: Record<string, string> = key === undefined ? {} : { [IDEMPOTENCY_HEADER]: key };
-  const call = { route, body: () => body, headers, ip: s.ip, requestId: randomUUID(), session: { caller: s.caller, subject } };
+  const call = { route, body: { value: body }, headers, ip: s.ip, requestId: randomUUID(), session: { caller: s.caller, subject } };
   const result = await runOperation(env, call, { headers: {} });
   return 'data' in result ? result.data : null;
 }
