@@ -23,6 +23,7 @@ import { presenceOf } from '../../src/domain/presence.js';
 import { signIn } from '../helpers/console.js';
 import {
   classOf,
+  consoleSignIn,
   doorTargets,
   flatArgs,
   nested,
@@ -65,7 +66,9 @@ const address = () => `198.51.${(++addresses >> 8) & 255}.${addresses & 255}`;
 let fingerprintSql = '';
 
 beforeAll(async () => {
-  s = await startTestServer({ ...operatorEnv(), RATE_LIMITS: 'on', TRUST_PROXY: '1' });
+  // The probe (one lookup a second of an unknown member token past the budget) once an hour, so the
+  // flood's count of lookups is exact.
+  s = await startTestServer({ ...operatorEnv(), RATE_LIMITS: 'on', TRUST_PROXY: '1', RATE_LIMIT_POLICY: 'bad_token_probe=1/3600' });
   consoleSession = await signIn(s);
   // The MCP tools' arguments as the server publishes them (tools/list): samples come from there.
   const listed = await fetch(`${s.url}/mcp`, {
@@ -295,4 +298,37 @@ describe.each(['rest', 'stream-json', 'stream-msgpack', 'mcp', 'a2a', 'console']
     },
     120_000,
   );
+});
+
+// The bad-token budget is taken before the lookup (DECISIONS.md "Every door, the same rules"): 100
+// wrong tokens sent at once from one address get at most the budget's lookups (20, bad_token_ip)
+// plus the members' probe, each answered UNAUTHORIZED, the rest RATE_LIMITED; on every door that
+// takes a token (the console's: its sign-in form).
+describe.each(['rest', 'stream-json', 'stream-msgpack', 'mcp', 'a2a', 'console'] as const)('door %s, 100 wrong tokens at once', (door) => {
+  it('at most 21 lookups (UNAUTHORIZED), the rest RATE_LIMITED, nothing written', async () => {
+    // Chat, which every door but the console carries (a valid request: only the token is wrong).
+    const t = door === 'console' ? consoleSignIn() : (targets.find((x) => x.door === door && x.route.path === '/api/v1/chat') as Target);
+    const at = address();
+    const valid = door === 'console' ? { params: {}, body: undefined } : sample(t, 1);
+    await settle();
+    const before = await fingerprint();
+    const outcomes = await Promise.all(
+      Array.from({ length: 100 }, () => {
+        const wrong = randomBytes(32).toString('base64url');
+        return door === 'console'
+          ? send(s, t, { params: {}, value: { token: wrong }, address: at })
+          : send(s, t, { params: valid.params, value: flatArgs(t, valid.params, valid.body), token: wrong, address: at });
+      }),
+    );
+    await settle();
+    const counts: Record<string, number> = {};
+    for (const o of outcomes) counts[o.code] = (counts[o.code] ?? 0) + 1;
+    const looked = counts.UNAUTHORIZED ?? 0;
+    expect({ looked: looked <= 21 && looked >= 1, rest: (counts.RATE_LIMITED ?? 0) === 100 - looked }, JSON.stringify(counts)).toEqual({
+      looked: true,
+      rest: true,
+    });
+    expect(changed(before, await fingerprint())).toEqual([]);
+    expect((await fetch(`${s.url}/readyz`)).status).toBe(200);
+  }, 120_000);
 });

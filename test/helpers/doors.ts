@@ -69,6 +69,13 @@ export function doorTargets(): Target[] {
   return out;
 }
 
+/** The console's door for a token: its sign-in form (the other forms take the session it opens). */
+export function consoleSignIn(): Target {
+  const r = allRoutes().find((x) => x.method === 'POST' && x.path === '/operator/sign-in');
+  if (!r) throw new Error('no console sign-in');
+  return { door: 'console', route: r, name: r.path, flat: false };
+}
+
 /** The members of a route's class: its budget's policy (src/transport/admission/limits/policies.ts). */
 export const classOf = (r: AnyRoute) => classify(r.method, r);
 
@@ -232,7 +239,7 @@ async function consoleForm(s: TestServer, t: Target, x: Send, headers: Record<st
   if (j?.error) return { code: String((j.error as Json).code), answer: j.error };
   // The console's refusal page names the code (views-error.ts); its gates answer by status.
   const named = /<span class="num">\(([A-Z_]+)\)<\/span>/.exec(text)?.[1];
-  const byStatus: Record<number, string> = { 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND' };
+  const byStatus: Record<number, string> = { 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 429: 'RATE_LIMITED' };
   return { code: named ?? byStatus[res.status] ?? `http ${res.status}`, answer: named ?? res.status };
 }
 
@@ -243,7 +250,8 @@ async function stream(s: TestServer, t: Target, x: Send, headers: Record<string,
     c = await StreamClient.open(s.url, { msgpack, headers });
   } catch (err) {
     const status = /upgrade refused: (\d+)/.exec(String(err))?.[1];
-    return { code: status === '401' ? 'UNAUTHORIZED' : `upgrade ${status ?? String(err)}`, answer: null };
+    const byStatus: Record<string, string> = { '401': 'UNAUTHORIZED', '429': 'RATE_LIMITED' };
+    return { code: byStatus[status ?? ''] ?? `upgrade ${status ?? String(err)}`, answer: null };
   }
   try {
     const frame = { op: t.name, ref: 'm', ...(x.value ?? {}), ...(x.key ? { idempotency_key: x.key } : {}) };
