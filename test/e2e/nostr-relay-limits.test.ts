@@ -116,4 +116,15 @@ describe('relay limits (RATE_LIMITS on)', () => {
     expect(await c.next((m) => m[0] === 'OK')).toEqual(['OK', 'x', false, 'blocked: read-only']);
     c.ws.close();
   });
+
+  it('a message is decoded as every door decodes: nesting past 32 or a __proto__ key is a NOTICE naming why, and the connection stays', async () => {
+    const c = await NostrClient.open(s, '192.0.2.44');
+    c.ws.send(`["REQ","deep",{"kinds":[1],"x":${'['.repeat(40)}${']'.repeat(40)}}]`);
+    expect(await c.next((m) => m[0] === 'NOTICE')).toEqual(['NOTICE', 'invalid: message: nesting deeper than 32 levels']);
+    c.ws.send('["REQ","proto",{"kinds":[1],"__proto__":{"x":1}}]');
+    const proto = await c.next((m) => m[0] === 'NOTICE');
+    expect(proto[1]).toMatch(/^invalid: message is not valid JSON/);
+    expect(await c.req('fine', { kinds: [1] })).toEqual(['EOSE', 'fine']);
+    c.ws.close();
+  });
 });

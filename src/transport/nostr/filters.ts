@@ -1,5 +1,8 @@
 // NIP-01 client messages for the read-only relay: parsed and bounded before anything is queried.
+
+import { CommonsError } from '../../domain/errors.js';
 import type { NostrFilter } from '../../domain/signal.js';
+import { decodeJson } from '../admission/decode.js';
 import { MAX_FILTERS, MAX_LIMIT } from '../documents/nip11.js';
 
 export type ClientMessage =
@@ -40,12 +43,14 @@ export function parseFilter(raw: unknown): NostrFilter | string {
   return f;
 }
 
-export function parseClientMessage(text: string): ClientMessage {
+/** A client message's bytes, decoded as every door decodes (../admission/decode.ts: UTF-8, nesting
+ * at most 32, no prototype keys), then read as NIP-01's REQ, CLOSE or EVENT. */
+export function parseClientMessage(bytes: Uint8Array): ClientMessage {
   let msg: unknown;
   try {
-    msg = JSON.parse(text);
-  } catch {
-    return { type: 'INVALID', reason: 'invalid: not JSON' };
+    msg = decodeJson(bytes, 'message');
+  } catch (err) {
+    return { type: 'INVALID', reason: `invalid: ${err instanceof CommonsError ? err.message : 'not JSON'}` };
   }
   if (!Array.isArray(msg) || typeof msg[0] !== 'string') return { type: 'INVALID', reason: 'invalid: a message is a JSON array' };
   const [type, ...rest] = msg as [string, ...unknown[]];

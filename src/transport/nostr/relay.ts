@@ -140,7 +140,7 @@ export function mountNostrRelay(app: TemplatedApp, ctx: Ctx): NostrRelayHandle {
     },
     message: (ws, data) => {
       if (ws.getUserData().closed) return;
-      const msg = parseClientMessage(Buffer.from(data).toString('utf8'));
+      const msg = parseClientMessage(new Uint8Array(data));
       switch (msg.type) {
         case 'REQ':
           void req(ws, msg.subId, msg.filters);
