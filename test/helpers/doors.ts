@@ -98,7 +98,7 @@ const jsonSchema = (s: z.ZodType | undefined): Json | undefined =>
 /** A schema-valid value of a target's params and body (or of the door's own arguments), the same
  * for the same seed. */
 export function sample(t: Pick<Target, 'route' | 'inputSchema'>, seed: number): { params: Record<string, string>; body: Json | undefined } {
-  JSONSchemaFaker.option({ random: seeded(seed), alwaysFakeOptionals: false, fillProperties: false, maxItems: 2, maxLength: 40 });
+  JSONSchemaFaker.option({ random: seeded(seed), alwaysFakeOptionals: false, fillProperties: false, maxItems: 2 });
   const gen = (s: Json | undefined) => (s ? (JSONSchemaFaker.generate(s as never) as Json) : undefined);
   if (t.inputSchema) {
     const { idempotency_key: _, ...properties } = (t.inputSchema.properties ?? {}) as Json;
