@@ -20,6 +20,11 @@ const types = z
 const CONTROL = /[\u0000-\u001F\u007F]/;
 
 export const SearchQuery = paging.extend({
+  before: z
+    .string()
+    .regex(search.CURSOR, 'a next_cursor this search handed out')
+    .describe('next_cursor of the previous page, unchanged')
+    .optional(),
   q: text(200)
     .refine((s) => !CONTROL.test(s), 'control characters are not allowed')
     .describe('1-200 characters: words (all must match), "quoted phrases", -excluded words, or'),
