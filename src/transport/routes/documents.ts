@@ -82,7 +82,20 @@ const AsyncApiDoc = z.looseObject({
 /** `allRoutes` is the whole list these routes end (discovery and OpenAPI describe it);
  * `streamDocument` writes the stream's AsyncAPI document, which the stream builds from its own
  * frame schemas (src/transport/ws/asyncapi.ts); both are handed in by src/transport/all-routes.ts. */
+/** The last document built, for the base it was built for: the routes and the public URL do not
+ * change while the instance runs, so the interface documents are built once, not per request
+ * (the OpenAPI document took about 250 ms to build). */
+function lastBuilt<T>(build: (base: string) => T): (base: string) => T {
+  let last: { base: string; doc: T } | undefined;
+  return (base) => {
+    if (last?.base !== base) last = { base, doc: build(base) };
+    return last.doc;
+  };
+}
+
 export function documentRoutes(allRoutes: () => AnyRoute[], streamDocument: (base: string) => unknown): AnyRoute[] {
+  const openApi = lastBuilt((base) => buildOpenApi(allRoutes(), base));
+  const asyncApi = lastBuilt(streamDocument);
   return [
     route({
       method: 'GET',
@@ -166,7 +179,7 @@ export function documentRoutes(allRoutes: () => AnyRoute[], streamDocument: (bas
       summary: 'This interface as OpenAPI 3.1',
       tags: ['documents'],
       response: OpenApiDoc,
-      handler: (_req, ctx) => json(buildOpenApi(allRoutes(), ctx.publicUrl()), 300),
+      handler: (_req, ctx) => json(openApi(ctx.publicUrl()), 300),
     }),
     route({
       method: 'GET',
@@ -176,7 +189,7 @@ export function documentRoutes(allRoutes: () => AnyRoute[], streamDocument: (bas
       summary: 'The real-time stream (WebSocket at /api/v1/stream) as AsyncAPI 3.0: ops, frames, topics, encodings, close codes',
       tags: ['documents'],
       response: AsyncApiDoc,
-      handler: (_req, ctx) => json(streamDocument(ctx.publicUrl()), 300),
+      handler: (_req, ctx) => json(asyncApi(ctx.publicUrl()), 300),
     }),
     route({
       method: 'GET',
