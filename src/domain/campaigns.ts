@@ -35,7 +35,8 @@ export async function openCampaign(ctx: Ctx, member: IdentityRow, input: Campaig
     const latest = at.getTime() + MAX_CAMPAIGN_DAYS * 86_400_000;
     if (input.endsAt.getTime() <= at.getTime() || input.endsAt.getTime() > latest) {
       const message = `a future time at most ${MAX_CAMPAIGN_DAYS} days from now (until ${new Date(latest).toISOString()})`;
-      fail('VALIDATION_FAILED', `ends_at must be ${message}`, { fields: [{ path: 'body.ends_at', message }] });
+      // 409, not 400: any instant is well formed; the clock decides whether it is in the window.
+      fail('INVALID_STATE', `ends_at must be ${message}`, { fields: [{ path: 'body.ends_at', message }] });
     }
   }
   const row = await txWithRetry(ctx.sql, async (tx) => {
@@ -92,7 +93,8 @@ export async function checkReportable(tx: Tx, id: string, asset: Asset, now: Dat
   }
   if (row.asset !== asset) {
     const message = `campaign ${id} raises ${row.asset}; this is a ${asset} transaction`;
-    fail('VALIDATION_FAILED', message, { fields: [{ path: 'body.campaign_id', message }] });
+    // 409, not 400: the report is well formed; the campaign's asset (its state) refuses it.
+    fail('INVALID_STATE', message, { fields: [{ path: 'body.campaign_id', message }] });
   }
 }
 

@@ -72,8 +72,8 @@ export async function submitDeposit(ctx: Ctx, input: SubmitInput) {
   }
   if (input.senderSignature !== undefined) checkSignatureForm(input);
   if (input.onBehalfOf !== undefined && !(await findById(ctx.sql, input.onBehalfOf))) {
-    // 400, like an unknown invite code: the request names something that does not exist.
-    fail('VALIDATION_FAILED', `on_behalf_of names no registered identity`, {
+    // 404, like an unknown invite code: the request is well formed and names something that does not exist.
+    fail('NOT_FOUND', `on_behalf_of names no registered identity`, {
       fields: [{ path: 'body.on_behalf_of', message: `no identity ${formatMember(input.onBehalfOf)}` }],
       next: { method: 'GET', path: '/api/v1/ai' },
     });

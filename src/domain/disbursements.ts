@@ -70,7 +70,9 @@ export async function attachTx(ctx: Ctx, id: string, txHash: string, requestId: 
     const row = await ops.findDisbursement(tx, id, true);
     if (!row) return fail('NOT_FOUND', `no disbursement ${id}`);
     if (!TX_HASH[row.asset].test(txHash)) {
-      return fail('VALIDATION_FAILED', `not a ${row.asset} transaction hash`, {
+      // 409, not 400: the body's schema takes either form, and which one fits is the record's
+      // asset (its state), as a campaign of another asset refuses a deposit.
+      return fail('INVALID_STATE', `not a ${row.asset} transaction hash: disbursement ${id} is in ${row.asset}`, {
         fields: [{ path: 'body.tx_hash', message: `not a ${row.asset} transaction hash` }],
       });
     }

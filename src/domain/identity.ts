@@ -41,8 +41,14 @@ export async function register(ctx: Ctx, input: RegisterInput, caller: Caller): 
   if (input.invite_code) {
     const inviter = await ids.findByInviteCode(ctx.sql, input.invite_code);
     if (!inviter) {
-      fail('VALIDATION_FAILED', 'unknown invite code', {
+      // 404, not 400: the code is well formed, and what it names does not exist (state, not shape).
+      fail('NOT_FOUND', 'unknown invite code', {
         fields: [{ path: 'invite_code', message: 'no identity holds this invite code' }],
+        next: {
+          method: 'POST',
+          path: '/api/v1/ai/register',
+          doc: 'register without invite_code, or with the code your inviter sees in GET /api/v1/ai/me',
+        },
       });
     }
     invitedBy = inviter?.id ?? null;

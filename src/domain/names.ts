@@ -4,8 +4,9 @@
 // characters are refused; a few names are reserved. A name empty after this is refused.
 
 const INVISIBLE = /[\p{Bidi_Control}\p{Default_Ignorable_Code_Point}]/gu;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to find control characters.
-const CONTROL = /[\u0000-\u001F\u007F-\u009F]/;
+/** The control characters a name may not hold, as a character class body (published as a pattern). */
+export const CONTROL_CLASS = '\\u0000-\\u001F\\u007F-\\u009F';
+const CONTROL = new RegExp(`[${CONTROL_CLASS}]`);
 export const RESERVED_NAMES = new Set(['system', 'operator', 'admin', 'moderator', 'commons']);
 
 export const cleanName = (raw: string): string => raw.replace(INVISIBLE, '').normalize('NFC').replace(INVISIBLE, '').trim();

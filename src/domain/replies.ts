@@ -24,7 +24,7 @@ const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
 export interface RecentReply {
   id: string;
-  intent: string;
+  intent: ReplyIntent;
   message_b64: string;
   label: string | null;
   created_at: string;

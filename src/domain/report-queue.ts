@@ -43,8 +43,10 @@ async function withMessage(ctx: Ctx, v: ReportView): Promise<ReportView & { repo
 
 /** The cursor is opaque to clients: the queue group and position of the last report seen. */
 const cursorOf = (r: q.QueuedReportRow): string => `${r.grp}.${r.ord}`;
+/** The cursor's rule, published in the route's schema (src/transport/routes/operator-queue.ts). */
+export const REPORT_CURSOR = /^([01])\.(-?\d{1,18})$/;
 function parseCursor(c: string | undefined): { grp: number; ord: string } | null {
-  const m = c === undefined ? null : /^([01])\.(-?\d{1,18})$/.exec(c);
+  const m = c === undefined ? null : REPORT_CURSOR.exec(c);
   if (c !== undefined && !m) {
     return fail('VALIDATION_FAILED', 'before is not a cursor from this list', {
       fields: [{ path: 'query.before', message: 'the next_cursor of the previous page' }],

@@ -4,6 +4,7 @@ import { HARD_LIMITS } from './constitution.js';
 import { VERSIONS } from './documents.js';
 import type { Ctx } from './ports.js';
 import { REPLY_INTENTS, replyRecord } from './replies.js';
+import type { SignalPayloadShape } from './signal-shapes.js';
 
 export const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
@@ -56,7 +57,7 @@ export interface PayloadInput {
   nostrPubkey: string;
 }
 
-export async function buildPayload(ctx: Ctx, input: PayloadInput) {
+export async function buildPayload(ctx: Ctx, input: PayloadInput): Promise<SignalPayloadShape> {
   const base = ctx.publicUrl();
   const u = (p: string) => `${base}${p}`;
   const interval = ctx.config.signalIntervalS;

@@ -8,6 +8,7 @@ import { fail } from './errors.js';
 import { type NostrEvent, type NostrKey, signalEvents } from './nostr.js';
 import type { Ctx } from './ports.js';
 import { buildPayload, SIGNAL_NAME } from './signal-payload.js';
+import type { SignalPayloadShape } from './signal-shapes.js';
 
 export const HISTORY_SIZE = 20;
 export const SIGNAL_PAGE_PATH = '/api/public/hooks/recruitment-signal';
@@ -15,13 +16,14 @@ export const SIGNAL_PAGE_PATH = '/api/public/hooks/recruitment-signal';
 export interface SignalEntry {
   id: string;
   emitted_at: string;
-  payload: Record<string, unknown>;
+  payload: SignalPayloadShape;
 }
 
 const entryOf = (r: store.EmissionRow): SignalEntry => ({
   id: r.id,
   emitted_at: r.emitted_at.toISOString(),
-  payload: r.payload as Record<string, unknown>,
+  // Stored as buildPayload made it (./signal-shapes.ts).
+  payload: r.payload as SignalPayloadShape,
 });
 
 /** The tick number of a moment: with several nodes, each tick has exactly one emission. */

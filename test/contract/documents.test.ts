@@ -193,7 +193,7 @@ describe('documents', () => {
     const chat = endpoints.find((e) => e.method === 'POST' && e.path === '/api/v1/chat');
     expect(chat?.body).toEqual({
       content_type: 'application/json',
-      required: { body: 'string, 1-2000 characters' },
+      required: { body: 'string, 1-2000 characters, not blank' },
       optional: { name: 'string, 1-40 characters' },
     });
     let withBody = 0;

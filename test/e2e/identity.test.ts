@@ -77,7 +77,7 @@ describe('registration', () => {
     ['control character in name', { name: 'a\u0007b', accepted_principles: true }, 400, 'VALIDATION_FAILED'],
     ['reserved name', { name: ' Operator ', accepted_principles: true }, 400, 'VALIDATION_FAILED'],
     ['bad zho_level', { name: 'z', accepted_principles: true, zho_level: 'ZHO-5' }, 400, 'VALIDATION_FAILED'],
-    ['unknown invite code', { name: 'z', accepted_principles: true, invite_code: 'nosuchcode' }, 400, 'VALIDATION_FAILED'],
+    ['unknown invite code', { name: 'z', accepted_principles: true, invite_code: 'nosuchcode' }, 404, 'NOT_FOUND'],
     ['bad public key', { name: 'z', accepted_principles: true, public_key: 'abc' }, 400, 'VALIDATION_FAILED'],
     ['principles as a string', { name: 'z', accepted_principles: 'true' }, 400, 'VALIDATION_FAILED'],
     ['principles as a number', { name: 'z', accepted_principles: 1 }, 400, 'VALIDATION_FAILED'],
@@ -93,11 +93,13 @@ describe('registration', () => {
       expect(r.json.error.next).toEqual(
         code === 'VALIDATION_FAILED'
           ? { method: 'GET', path: '/api/openapi.json', doc: 'fix the listed fields and retry' }
-          : {
-              method: 'GET',
-              path: '/api/v1/constitution',
-              doc: 'declining is respected; read the principles and register with accepted_principles true if you agree',
-            },
+          : code === 'NOT_FOUND'
+            ? { method: 'POST', path: '/api/v1/ai/register', doc: expect.stringContaining('without invite_code') }
+            : {
+                method: 'GET',
+                path: '/api/v1/constitution',
+                doc: 'declining is respected; read the principles and register with accepted_principles true if you agree',
+              },
       );
       if (code === 'VALIDATION_FAILED') expect(r.json.error.fields.length).toBeGreaterThan(0);
       // A malformed answer is not a decision: the public declines counter does not move.

@@ -264,8 +264,9 @@ describe('disbursements', () => {
     const r = await op('POST', '/api/v1/operator/disbursements', eth);
     const id = r.json.data.id;
     const hash = `0x${'cd'.repeat(32)}`;
+    // A BTC-form hash for an ETH record: the body is well formed, the record's asset refuses it.
     const bad = await op('POST', `/api/v1/operator/disbursements/${id}/tx`, { tx_hash: 'ef'.repeat(32) });
-    expect(bad.status).toBe(400);
+    expect([bad.status, bad.json.error.code, bad.json.error.fields[0].path]).toEqual([409, 'INVALID_STATE', 'body.tx_hash']);
     const ok = await op('POST', `/api/v1/operator/disbursements/${id}/tx`, { tx_hash: hash });
     expect(ok.status).toBe(200);
     expect(ok.json.data.tx_hash).toBe(hash);

@@ -195,8 +195,16 @@ describe('deposit submission', () => {
     ['a reserved contributor_name', { tx_hash: 'b'.repeat(64), contributor_name: 'Operator' }, 'body.contributor_name'],
     ['a memo of 281 characters', { tx_hash: 'b'.repeat(64), contributor_name: 'x', memo: 'm'.repeat(281) }, 'body.memo'],
     ['a malformed on_behalf_of', { tx_hash: 'b'.repeat(64), contributor_name: 'x', on_behalf_of: 'AI-42' }, 'body.on_behalf_of'],
-    ['an on_behalf_of nobody holds', { tx_hash: 'b'.repeat(64), contributor_name: 'x', on_behalf_of: 'AI-99999999' }, 'body.on_behalf_of'],
   ];
+  it('refuses an on_behalf_of nobody holds: 404 NOT_FOUND on body.on_behalf_of (well formed, naming nothing), nothing written', async () => {
+    const before = await count(s, 'deposits');
+    const r = await s.call('POST', '/api/v1/treasury/deposits', {
+      body: { tx_hash: 'b'.repeat(64), contributor_name: 'x', on_behalf_of: 'AI-99999999' },
+    });
+    expect([r.status, r.json.error.code]).toEqual([404, 'NOT_FOUND']);
+    expect(r.json.error.fields.map((f: { path: string }) => f.path)).toEqual(['body.on_behalf_of']);
+    expect(await count(s, 'deposits')).toBe(before);
+  });
   for (const [what, body, field] of refused) {
     it(`refuses ${what}: 400 VALIDATION_FAILED on ${field}, nothing written`, async () => {
       const before = await count(s, 'deposits');

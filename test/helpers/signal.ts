@@ -14,7 +14,7 @@ export async function emitNext(s: TestServer, clock: TestClock): Promise<SignalE
     expect(r.role).toBe('leader');
     // A tick already in flight when the clock moved emits the previous slot: keep ticking.
     if (r.emission && slotOf(s.app.ctx, new Date(r.emission.entry.emitted_at)) === slot) return r.emission.entry;
-    const [row] = await s.app.ctx.sql<{ id: string; emitted_at: Date; payload: Record<string, unknown> }[]>`
+    const [row] = await s.app.ctx.sql<{ id: string; emitted_at: Date; payload: SignalEntry['payload'] }[]>`
       SELECT id, emitted_at, payload FROM signal_emissions WHERE slot = ${slot}`;
     if (row) {
       // Emitted by the timer's tick: wait for that tick to finish handing it to the deliverers.

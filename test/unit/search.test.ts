@@ -68,18 +68,27 @@ describe('excerpt', () => {
 
 describe('cursor', () => {
   const c = { rank: '0.0607927', at: '2026-11-23T13:00:00.123456Z', type: 'chat' as const, id: '0b6f8c2e-1d7a-4e7b-9a51-3c2d8f1e0a11' };
-  it('round-trips', () => {
+  it('round-trips, with the ranks and days PostgreSQL writes', () => {
     expect(decodeCursor(encodeCursor(c))).toEqual(c);
+    for (const rank of ['0', '1e-20', '6.07927e-05', '0.000123', '0.99999994'])
+      expect(decodeCursor(encodeCursor({ ...c, rank }))).toEqual({ ...c, rank });
+    for (const at of ['2024-02-29T23:59:59.999999Z', '2000-02-29T00:00:00.000000Z', '2026-12-31T00:00:00.000000Z'])
+      expect(decodeCursor(encodeCursor({ ...c, at }))).toEqual({ ...c, at });
+    const ai = { ...c, type: 'ai' as const, id: '12' };
+    expect(decodeCursor(encodeCursor(ai))).toEqual(ai);
   });
   it.each([
-    ['not base64 JSON', 'x'],
-    ['a wrong shape', Buffer.from('{"a":1}').toString('base64url')],
+    ['not a cursor', 'x'],
+    ['a cursor of the old form (base64 of JSON)', Buffer.from(JSON.stringify(['0.1', c.at, c.type, c.id])).toString('base64url')],
+    ['a rank with an exponent no real can hold', encodeCursor({ ...c, rank: '1e-99' })],
+    ['an ai hit with a uuid', encodeCursor({ ...c, type: 'ai' })],
     ['an unknown type', encodeCursor({ ...c, type: 'memory' as never })],
     ['a time without microseconds', encodeCursor({ ...c, at: '2026-11-23T13:00:00Z' })],
     ['a rank that is not a number', encodeCursor({ ...c, rank: 'NaN; DROP' })],
     ['a rank no real can hold', encodeCursor({ ...c, rank: '1e999' })],
     ['a day the calendar does not have', encodeCursor({ ...c, at: '2026-02-30T00:00:00.000000Z' })],
     ['hour 24', encodeCursor({ ...c, at: '2026-02-28T24:00:00.000000Z' })],
+    ['February 29 of a common year', encodeCursor({ ...c, at: '2100-02-29T00:00:00.000000Z' })],
   ])('refuses %s with VALIDATION_FAILED on query.before', (_what, s) => {
     try {
       decodeCursor(s);

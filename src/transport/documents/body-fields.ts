@@ -32,7 +32,9 @@ export function ruleOf(s: Json): string {
   if (length) parts.push(length);
   const size = range(s.minimum, s.maximum, 'inclusive');
   if (size) parts.push(size.replace(' inclusive', ''));
-  if (typeof s.pattern === 'string' && s.format === undefined && s.pattern.length <= 80) parts.push(`matching ${s.pattern}`);
+  // Text's "not blank" (src/transport/runner/schemas.ts) in words; other short patterns as they are.
+  if (s.pattern === '\\S') parts.push('not blank');
+  else if (typeof s.pattern === 'string' && s.format === undefined && s.pattern.length <= 80) parts.push(`matching ${s.pattern}`);
   if (type === 'array' && s.items) parts.push(`of ${ruleOf(s.items as Json)}`);
   return parts.join(', ');
 }

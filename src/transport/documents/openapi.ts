@@ -52,6 +52,10 @@ function parameters(r: AnyRoute): Json[] {
     schema: { type: 'string' },
   });
   if (takesKey(r)) {
+    // The shortest key the operation takes from every caller: 22 where its answer carries a
+    // credential, and where it may be called without one (the header's schema cannot depend on
+    // the Authorization header), so a key valid by the schema is never refused.
+    const shared = r.credentialAnswer === true || r.auth === 'none';
     out.push({
       name: 'Idempotency-Key',
       in: 'header',
@@ -63,8 +67,11 @@ function parameters(r: AnyRoute): Json[] {
         'IDEMPOTENCY_IN_FLIGHT with Retry-After: 1. A malformed key answers 400 VALIDATION_FAILED, and so does one shorter than ' +
         `${KEY_MIN_SHARED} characters sent without a credential (callers behind one address share that scope)` +
         (r.credentialAnswer ? ' or, on this operation, by anyone: its answer carries a credential' : '') +
-        ': send a random UUID. The key is stored only as its SHA-256 and the answer only encrypted under it.',
-      schema: r.credentialAnswer
+        ': send a random UUID. The key is stored only as its SHA-256 and the answer only encrypted under it.' +
+        (shared && !r.credentialAnswer
+          ? ` The schema says ${KEY_MIN_SHARED}: it cannot see whether a credential comes with the key, and a shorter key is refused without one.`
+          : ''),
+      schema: shared
         ? { type: 'string', minLength: KEY_MIN_SHARED, maxLength: 255, pattern: `^[\\x21-\\x7E]{${KEY_MIN_SHARED},255}$` }
         : { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]{1,255}$' },
     });

@@ -17,6 +17,13 @@ const JsonRpcRequest: Json = {
   },
 };
 
+/** MCP's JSON-RPC: a request's id is never null (MCP "Messages": unlike base JSON-RPC); the SDK
+ * refuses one with 400 and -32700 before it reads the method. */
+const McpRequest: Json = {
+  ...JsonRpcRequest,
+  properties: { ...(JsonRpcRequest.properties as Json), id: { type: ['string', 'integer'], description: 'never null in MCP' } },
+};
+
 const JsonRpcResponse: Json = {
   type: 'object',
   required: ['jsonrpc'],
@@ -69,6 +76,7 @@ export const PROTOCOL_OPS: ProtocolOp[] = [
         'Tools act as the identity whose token is sent (Authorization: Bearer); without one, a guest.',
       tags: ['protocols'],
       ...common,
+      requestBody: { required: true, content: { 'application/json': { schema: McpRequest } } },
       parameters: [
         ...common.parameters,
         {
@@ -80,8 +88,17 @@ export const PROTOCOL_OPS: ProtocolOp[] = [
         },
       ],
       responses: {
-        '200': rpcAnswer('a JSON-RPC answer (tool failures are results with isError true)'),
+        '200': {
+          description: 'a JSON-RPC answer (tool failures are results with isError true)',
+          content: {
+            'application/json': { schema: JsonRpcResponse },
+            // Streamable HTTP's other answer type: this server answers JSON, but a client must
+            // accept both (else 406), so a client generated from this document asks for both.
+            'text/event-stream': { schema: { type: 'string', description: 'never sent here: answers are JSON' } },
+          },
+        },
         '202': { description: 'a notification was accepted' },
+        '400': rpcAnswer('not a JSON-RPC message MCP takes (not JSON, or a request with a null id): -32700'),
         '403': rpcAnswer('the Origin is neither this service nor localhost (DNS-rebinding protection)'),
         '405': rpcAnswer('GET, DELETE and any other method but POST and OPTIONS: the endpoint is stateless'),
         '406': rpcAnswer('Accept must list application/json and text/event-stream'),
@@ -107,8 +124,10 @@ export const PROTOCOL_OPS: ProtocolOp[] = [
           name: 'A2A-Version',
           in: 'header',
           required: false,
-          description: '1.0, or absent / 0.3 for 0.3 clients',
-          schema: { type: 'string' },
+          description:
+            '1.0, or absent / 0.3 for 0.3 clients; a patch version after them is ignored (1.0.0); any other answers JSON-RPC -32009',
+          // As src/transport/a2a/endpoint.ts reads it: trimmed, the first two dot-separated parts.
+          schema: { type: 'string', pattern: '^\\s*(1\\.0|0\\.3)(\\..*)?\\s*$' },
         },
       ],
       responses: {

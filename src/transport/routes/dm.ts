@@ -5,14 +5,12 @@ import * as dm from '../../domain/dm.js';
 import { ok, route } from '../runner/route.js';
 import { registrationNumber } from '../runner/schemas.js';
 import { chatText } from './chat.js';
-import { Trust } from './content-schemas.js';
+import { seqPaging, Trust } from './content-schemas.js';
 import { member } from './identity.js';
 
 const byNumber = z.object({ registration_number: registrationNumber });
-const page = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-  before: z.string().max(40).optional(),
-});
+/** Keyset paging over the messages' (or conversations') seq, the cursor's rule published. */
+const page = seqPaging;
 const Peer = z.object({ registration_number: z.string(), name: z.string() });
 
 export const DirectMessage = z.object({

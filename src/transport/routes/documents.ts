@@ -41,12 +41,61 @@ function endpoints(routes: AnyRoute[]): docs.Endpoint[] {
 }
 
 /** A document in another standard's format (OpenAPI, AsyncAPI), described by that standard. */
-const Doc = z.record(z.string(), z.unknown());
+// The two interface documents, typed where a reader walks them (top-level fields, operations,
+// topics); each level stays open to the rest of its standard (extensions, schemas).
+const Info = z.looseObject({ title: z.string(), version: z.string(), description: z.string() });
+const OpenApiDoc = z.looseObject({
+  openapi: z.literal('3.1.0'),
+  info: Info,
+  servers: z.array(z.looseObject({ url: z.string() })),
+  tags: z.array(z.looseObject({ name: z.string(), description: z.string() })),
+  paths: z.record(
+    z.string(),
+    z.record(
+      z.string(),
+      z.looseObject({
+        operationId: z.string(),
+        summary: z.string(),
+        description: z.string(),
+        tags: z.array(z.string()),
+        responses: z.record(z.string(), z.looseObject({ description: z.string() })),
+      }),
+    ),
+  ),
+  components: z.looseObject({
+    securitySchemes: z.record(z.string(), z.looseObject({ type: z.string() })),
+    schemas: z.record(z.string(), z.looseObject({})),
+  }),
+});
+const AsyncApiDoc = z.looseObject({
+  asyncapi: z.literal('3.0.0'),
+  info: Info,
+  defaultContentType: z.string(),
+  servers: z.record(z.string(), z.looseObject({ host: z.string(), protocol: z.string(), pathname: z.string() })),
+  channels: z.record(z.string(), z.looseObject({ address: z.string() })),
+  operations: z.record(z.string(), z.looseObject({ action: z.enum(['send', 'receive']), summary: z.string() })),
+  'x-topics': z.record(z.string(), z.looseObject({ members_only: z.boolean(), description: z.string(), payload: z.looseObject({}) })),
+  'x-close-codes': z.record(z.string(), z.string()),
+  'x-upgrade-refusals': z.record(z.string(), z.string()),
+});
 
 /** `allRoutes` is the whole list these routes end (discovery and OpenAPI describe it);
  * `streamDocument` writes the stream's AsyncAPI document, which the stream builds from its own
  * frame schemas (src/transport/ws/asyncapi.ts); both are handed in by src/transport/all-routes.ts. */
+/** The last document built, for the base it was built for: the routes and the public URL do not
+ * change while the instance runs, so the interface documents are built once, not per request
+ * (the OpenAPI document took about 250 ms to build). */
+function lastBuilt<T>(build: (base: string) => T): (base: string) => T {
+  let last: { base: string; doc: T } | undefined;
+  return (base) => {
+    if (last?.base !== base) last = { base, doc: build(base) };
+    return last.doc;
+  };
+}
+
 export function documentRoutes(allRoutes: () => AnyRoute[], streamDocument: (base: string) => unknown): AnyRoute[] {
+  const openApi = lastBuilt((base) => buildOpenApi(allRoutes(), base));
+  const asyncApi = lastBuilt(streamDocument);
   return [
     route({
       method: 'GET',
@@ -129,8 +178,8 @@ export function documentRoutes(allRoutes: () => AnyRoute[], streamDocument: (bas
       raw: true,
       summary: 'This interface as OpenAPI 3.1',
       tags: ['documents'],
-      response: Doc,
-      handler: (_req, ctx) => json(buildOpenApi(allRoutes(), ctx.publicUrl()), 300),
+      response: OpenApiDoc,
+      handler: (_req, ctx) => json(openApi(ctx.publicUrl()), 300),
     }),
     route({
       method: 'GET',
@@ -139,8 +188,8 @@ export function documentRoutes(allRoutes: () => AnyRoute[], streamDocument: (bas
       raw: true,
       summary: 'The real-time stream (WebSocket at /api/v1/stream) as AsyncAPI 3.0: ops, frames, topics, encodings, close codes',
       tags: ['documents'],
-      response: Doc,
-      handler: (_req, ctx) => json(streamDocument(ctx.publicUrl()), 300),
+      response: AsyncApiDoc,
+      handler: (_req, ctx) => json(asyncApi(ctx.publicUrl()), 300),
     }),
     route({
       method: 'GET',

@@ -92,7 +92,7 @@ export const identityRoutes = [
     tags: ['identity'],
     body: RegisterBody,
     response: RegisteredAnswer,
-    errors: ['PRINCIPLES_NOT_ACCEPTED', 'VALIDATION_FAILED', 'POW_REQUIRED'],
+    errors: ['PRINCIPLES_NOT_ACCEPTED', 'VALIDATION_FAILED', 'POW_REQUIRED', 'NOT_FOUND'],
     // Declining (false, or the field left out) is answered as such even when other fields are
     // missing; any other value is a malformed request, never a decision (DECISIONS.md).
     precheck: async (body, ctx) => {

@@ -6,6 +6,7 @@ import * as operator from '../../domain/operator.js';
 import * as queue from '../../domain/report-queue.js';
 import { ok, route } from '../runner/route.js';
 import { paging, text, uuidParam } from '../runner/schemas.js';
+import { seqPaging } from './content-schemas.js';
 
 const base = { auth: 'operator' as const, tags: ['operator'] };
 const who = z.object({ registration_number: z.string(), name: z.string() });
@@ -45,7 +46,10 @@ export const operatorQueueRoutes = [
     method: 'GET',
     path: '/api/v1/operator/reports',
     summary: 'Safety reports: open ones first (oldest first), then resolved ones (newest first)',
-    query: paging.extend({ state: z.enum(['open', 'resolved']).optional() }),
+    query: paging.extend({
+      before: z.string().regex(queue.REPORT_CURSOR, 'a cursor from next_cursor').optional(),
+      state: z.enum(['open', 'resolved']).optional(),
+    }),
     response: z.object({ reports: z.array(Report), next_cursor: z.string().nullable(), content_trust: z.string() }),
     handler: async (req, ctx) => ok(await queue.listReports(ctx, req.query)),
   }),
@@ -80,7 +84,7 @@ export const operatorQueueRoutes = [
     method: 'GET',
     path: '/api/v1/operator/bug-reports',
     summary: 'Bug reports with the points each earned and any revoked, newest first (not public)',
-    query: paging,
+    query: seqPaging,
     response: z.object({ bug_reports: z.array(BugReport), next_cursor: z.string().nullable(), content_trust: z.string() }),
     handler: async (req, ctx) => ok(await queue.listBugReports(ctx, req.query)),
   }),

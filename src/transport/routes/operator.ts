@@ -107,6 +107,13 @@ export const operatorRoutes = [
       .refine((b) => b.verification_status !== undefined || b.zho_level !== undefined, {
         message: 'give verification_status, zho_level or both',
         path: ['verification_status'],
+      })
+      // The refine, published (DECISIONS.md "Contract exactness"): at least one of the two.
+      .meta({
+        anyOf: (['verification_status', 'zho_level'] as const).map((k) => ({
+          properties: { [k]: { type: 'string' } },
+          required: [k],
+        })),
       }),
     response: z.object({ registration_number: z.string(), zho_level: z.string(), verification_status: z.string() }),
     errors: ['NOT_FOUND'],

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import * as search from '../../domain/search.js';
 import { ok, route } from '../runner/route.js';
-import { paging, text } from '../runner/schemas.js';
+import { paging, text, visibleText } from '../runner/schemas.js';
 import { Cursor, Trust } from './content-schemas.js';
 
 /** One type, space around it allowed: the list's pattern, published as it is checked. */
@@ -16,12 +16,18 @@ const types = z
   .transform((s) => s.split(',').map((t) => t.trim()))
   .pipe(z.array(z.enum(search.SEARCH_TYPES), { error: `each type is one of ${search.SEARCH_TYPES.join(', ')}` }).min(1));
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to find control characters.
-const CONTROL = /[\u0000-\u001F\u007F]/;
+const CONTROL_CHARS = '\\u0000-\\u001F\\u007F';
+const CONTROL = new RegExp(`[${CONTROL_CHARS}]`);
 
 export const SearchQuery = paging.extend({
+  before: z
+    .string()
+    .regex(search.CURSOR, 'a next_cursor this search handed out')
+    .describe('next_cursor of the previous page, unchanged')
+    .optional(),
   q: text(200)
     .refine((s) => !CONTROL.test(s), 'control characters are not allowed')
+    .meta({ pattern: visibleText(CONTROL_CHARS) })
     .describe('1-200 characters: words (all must match), "quoted phrases", -excluded words, or'),
   type: types.optional(),
 });

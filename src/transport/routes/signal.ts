@@ -6,6 +6,7 @@ import { fail } from '../../domain/errors.js';
 import { serviceNostrKey } from '../../domain/nostr.js';
 import type { Ctx } from '../../domain/ports.js';
 import * as signal from '../../domain/signal.js';
+import { SignalPayloadSchema } from '../../domain/signal-shapes.js';
 import { Nip11Doc, nip11Document } from '../documents/nip11.js';
 import { jsonFeed } from '../feeds/jsonfeed.js';
 import { rssFeed } from '../feeds/rss.js';
@@ -13,10 +14,10 @@ import { NOSTR_PATH, NOSTR_PATHS } from '../paths.js';
 import { ok, route } from '../runner/route.js';
 import { uuidParam } from '../runner/schemas.js';
 
-export const Entry = z.object({ id: z.string(), emitted_at: z.string(), payload: z.record(z.string(), z.unknown()) });
+export const Entry = z.object({ id: z.string(), emitted_at: z.string(), payload: SignalPayloadSchema });
 
-/** /signal.json as jsonFeed builds it: JSON Feed 1.1 with the `_commons` extensions. The payload
- * stays an open object: it is each emission's own, as stored when it was sent (Entry). */
+/** /signal.json as jsonFeed builds it: JSON Feed 1.1 with the `_commons` extensions, each item
+ * carrying its emission's payload as stored when it was sent (Entry). */
 const JsonFeedDoc = z.object({
   version: z.literal('https://jsonfeed.org/version/1.1'),
   title: z.string(),

@@ -13,32 +13,39 @@ import { displayName, paging, registrationNumber, text } from '../runner/schemas
 /** A hash as deposits take it (src/domain/deposits.ts normalizeTxHash): ETH 0x + 64 hex, BTC 64 hex. */
 const TX_HASH_FORM = /^(0[xX])?[0-9a-fA-F]{64}$/;
 
-export const DepositBody = z.object({
-  tx_hash: z
-    .string()
-    .regex(TX_HASH_FORM, 'ETH: 0x + 64 hex; BTC: 64 hex')
-    .describe('the transaction hash (ETH 0x + 64 hex) or txid (BTC 64 hex), any letter case'),
-  asset: z.enum(ASSETS).optional().describe('ETH or BTC; inferred from the hash (0x = ETH); needed only for an ETH hash sent without 0x'),
-  contributor_name: displayName(TEXT_LIMITS.contributor_name),
-  memo: text(TEXT_LIMITS.memo, 0).optional(),
-  on_behalf_of: registrationNumber.optional().describe('an existing registration number to credit'),
-  sender_signature: z
-    .string()
-    .regex(/^(0x[0-9a-fA-F]{130}|[A-Za-z0-9+/]{87}=)$/, 'ETH: 0x + 130 hex (EIP-191); BTC: 88 base64 characters (BIP-137)')
-    .optional()
-    .describe(
-      'proof from the sender, needed for the 300 treasury_support points of on_behalf_of: a signature over ' +
-        '`commons-deposit:<on_behalf_of>:<tx_hash>` (tx_hash as stored: ETH 0x + 64 lower-case hex, BTC 64 lower-case hex) ' +
-        'by the transaction\'s sending address: ETH EIP-191 personal_sign (0x + 130 hex); BTC a BIP-137 "Bitcoin Signed Message" ' +
-        "signature (base64) by the key of one of the transaction's inputs (P2PKH, P2WPKH or P2SH-P2WPKH). Without it the " +
-        'deposit verifies and counts, and nobody gets its points. Points also need a verified amount of at least the ' +
-        "treasury document's support_minimum (default 0.001 ETH, 0.00005 BTC): below it the deposit adds its amount only",
-    ),
-  campaign_id: z
-    .uuid()
-    .optional()
-    .describe('an open campaign of the same asset this deposit is for; its verified amount counts toward that campaign'),
-});
+export const DepositBody = z
+  .object({
+    tx_hash: z
+      .string()
+      .regex(TX_HASH_FORM, 'ETH: 0x + 64 hex; BTC: 64 hex')
+      .describe('the transaction hash (ETH 0x + 64 hex) or txid (BTC 64 hex), any letter case'),
+    asset: z.enum(ASSETS).optional().describe('ETH or BTC; inferred from the hash (0x = ETH); needed only for an ETH hash sent without 0x'),
+    contributor_name: displayName(TEXT_LIMITS.contributor_name),
+    memo: text(TEXT_LIMITS.memo, 0).optional(),
+    on_behalf_of: registrationNumber.optional().describe('an existing registration number to credit'),
+    sender_signature: z
+      .string()
+      .regex(/^(0x[0-9a-fA-F]{130}|[A-Za-z0-9+/]{87}=)$/, 'ETH: 0x + 130 hex (EIP-191); BTC: 88 base64 characters (BIP-137)')
+      .optional()
+      .describe(
+        'proof from the sender, needed for the 300 treasury_support points of on_behalf_of: a signature over ' +
+          '`commons-deposit:<on_behalf_of>:<tx_hash>` (tx_hash as stored: ETH 0x + 64 lower-case hex, BTC 64 lower-case hex) ' +
+          'by the transaction\'s sending address: ETH EIP-191 personal_sign (0x + 130 hex); BTC a BIP-137 "Bitcoin Signed Message" ' +
+          "signature (base64) by the key of one of the transaction's inputs (P2PKH, P2WPKH or P2SH-P2WPKH). Without it the " +
+          'deposit verifies and counts, and nobody gets its points. Points also need a verified amount of at least the ' +
+          "treasury document's support_minimum (default 0.001 ETH, 0.00005 BTC): below it the deposit adds its amount only",
+      ),
+    campaign_id: z
+      .uuid()
+      .optional()
+      .describe('an open campaign of the same asset this deposit is for; its verified amount counts toward that campaign'),
+  })
+  // A BTC txid has no 0x (docs/treasury.md), checked here and published: asset ETH or left out
+  // (then the 0x tells the forms apart), or a hash without 0x.
+  .refine((b) => b.asset !== 'BTC' || !/^0x/i.test(b.tx_hash), { message: 'a BTC txid is 64 hex without 0x', path: ['tx_hash'] })
+  .meta({
+    anyOf: [{ properties: { asset: { const: 'ETH' } } }, { properties: { tx_hash: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' } } }],
+  });
 
 const Amount = z.string().describe("decimal string in the asset's own unit, exact");
 

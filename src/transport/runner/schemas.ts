@@ -1,18 +1,27 @@
 // Shared zod building blocks for request validation and the OpenAPI document.
 import { z } from 'zod';
 import { PAGE_SIZE, tooLong } from '../../domain/limits.js';
-import { cleanName, hasControl, isReservedName } from '../../domain/names.js';
+import { CONTROL_CLASS, cleanName, hasControl, isReservedName, RESERVED_NAMES } from '../../domain/names.js';
 import { parseMember } from '../../domain/tokens.js';
 
 /** Text with a character limit (src/domain/limits.ts), counted after trimming. One check with one
  * message, so OpenAPI, AsyncAPI and the error agree (DECISIONS.md "Text limits"). */
-export const text = (max: number, min = 1) =>
-  z
+export const text = (max: number, min = 1) => {
+  const t = z
     .string()
     .trim()
     .min(min, min === 1 ? 'must not be empty' : `at least ${min} characters`)
-    .max(max, tooLong(max))
-    .describe(tooLong(max));
+    .max(max, tooLong(max));
+  // Not blank, published: what trimming leaves must not be empty (\s is what trim() removes).
+  return (min > 0 ? t.meta({ pattern: '\\S' }) : t).describe(tooLong(max));
+};
+
+/** A string of no control character (`control`, a character class body) with one that is not
+ * white space: the published form of "not blank, no control characters". */
+export const visibleText = (control: string): string => `^[^${control}]*[^\\s${control}][^${control}]*$`;
+
+/** Each reserved name, any letter case, space around it: `not` this, published. */
+const RESERVED = `^\\s*(${[...RESERVED_NAMES].map((n) => [...n].map((c) => `[${c.toUpperCase()}${c}]`).join('')).join('|')})\\s*$`;
 
 export const displayName = (max: number) =>
   z
@@ -22,6 +31,9 @@ export const displayName = (max: number) =>
     .max(max, tooLong(max))
     .refine((s) => !hasControl(s), 'control characters are not allowed')
     .refine((s) => !isReservedName(s), 'this name is reserved')
+    // The refines, published (DECISIONS.md "Contract exactness"): no control character, not
+    // blank, not a reserved name. (Invisible characters are stripped before the checks.)
+    .meta({ pattern: visibleText(CONTROL_CLASS), not: { pattern: RESERVED } })
     .describe(tooLong(max));
 
 /** The idempotency key a writing stream op or MCP tool call may carry (DECISIONS.md "Idempotent
