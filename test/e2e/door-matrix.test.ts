@@ -68,7 +68,18 @@ let fingerprintSql = '';
 beforeAll(async () => {
   // The probe (one lookup a second of an unknown member token past the budget) once an hour, so the
   // flood's count of lookups is exact.
-  s = await startTestServer({ ...operatorEnv(), RATE_LIMITS: 'on', TRUST_PROXY: '1', RATE_LIMIT_POLICY: 'bad_token_probe=1/3600' });
+  // A treasury on each chain, so a deposit reaches its state checks (without, 501 NOT_CONFIGURED).
+  s = await startTestServer({
+    ...operatorEnv(),
+    RATE_LIMITS: 'on',
+    TRUST_PROXY: '1',
+    RATE_LIMIT_POLICY: 'bad_token_probe=1/3600',
+    TREASURY_ETH_ADDRESS: '0x1111111111111111111111111111111111111111',
+    TREASURY_BTC_ADDRESS: 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080',
+    // Verifier peers on a closed port: reported deposits stay unverified.
+    ETH_RPC_URL: 'http://127.0.0.1:9',
+    BTC_ESPLORA_URL: 'http://127.0.0.1:9',
+  });
   consoleSession = await signIn(s);
   // The MCP tools' arguments as the server publishes them (tools/list): samples come from there.
   const listed = await fetch(`${s.url}/mcp`, {

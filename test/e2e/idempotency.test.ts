@@ -131,6 +131,24 @@ describe('REST', () => {
     expect(await count('task_events', 'task_id = $1', [id])).toBe(1);
   });
 
+  it('a keyed decline of the principles is its answer: the repeat replays it and is not counted again', async () => {
+    const declines = async () =>
+      Number((await s.app.ctx.sql<{ value: string }[]>`SELECT value::text FROM counters WHERE name = 'declines_total'`)[0]?.value ?? 0);
+    const before = await declines();
+    const key = 'decline-0123456789abcdef-0001';
+    const first = await keyed(key, null, 'POST', '/api/v1/ai/register', { name: 'Not Today', accepted_principles: false });
+    expect(first.json.error.code).toBe('PRINCIPLES_NOT_ACCEPTED');
+    const again = await keyed(key, null, 'POST', '/api/v1/ai/register', { name: 'Not Today', accepted_principles: false });
+    expect(again.json.error.code).toBe('PRINCIPLES_NOT_ACCEPTED');
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await declines()).toBe(before + 1);
+    // A refusal of its shape (not a boolean) is not kept: fixed, the same key is a new request.
+    const shaped = 'decline-0123456789abcdef-0002';
+    expect((await keyed(shaped, null, 'POST', '/api/v1/ai/register', { name: 'Maybe', accepted_principles: 'yes' })).status).toBe(400);
+    const fixed = await keyed(shaped, null, 'POST', '/api/v1/ai/register', { name: 'Maybe', accepted_principles: true });
+    expect(fixed.status, fixed.text).toBe(200);
+  });
+
   it('an answer lost with the connection: the retry with the key gets it, one row', async () => {
     const before = await count('chat_messages');
     const body = JSON.stringify({ body: 'the answer to this was lost' });

@@ -9,7 +9,7 @@ import { refusalOf, runKeyed } from '../../domain/idempotency.js';
 import type { Ctx } from '../../domain/ports.js';
 import type { OperationCall, OperationOut } from '../runner/call.js';
 import { STATUS_OF } from '../runner/envelope.js';
-import type { AnyRoute, Req, Result } from '../runner/route.js';
+import type { AnyRoute, Result } from '../runner/route.js';
 import type { Credential } from './credential.js';
 import { ipKey } from './limits/keys.js';
 
@@ -77,11 +77,13 @@ function fingerprintOf(r: AnyRoute, call: OperationCall, json: unknown): Buffer 
 
 export async function runIdempotent(
   ctx: Ctx,
-  w: { route: AnyRoute; call: OperationCall; json: unknown; key: string; caller: Caller; req: Req },
+  w: { route: AnyRoute; call: OperationCall; json: unknown; key: string; caller: Caller; credential: Credential },
   out: OperationOut,
+  /** The keyed work, in the key's transaction: the route's handler, or its precheck (../runner/operation.ts). */
+  work: (view: Ctx) => Promise<Result> | Result,
 ): Promise<Result> {
   const keyed = {
-    scope: scopeOf(w.route, w.caller, w.call, w.req.credential),
+    scope: scopeOf(w.route, w.caller, w.call, w.credential),
     key: w.key,
     fingerprint: fingerprintOf(w.route, w.call, w.json),
   };
@@ -93,7 +95,7 @@ export async function runIdempotent(
     // A refusal is the request's answer and is kept; an outage or a bug is not (a retry runs again).
     statusOfRefusal: (err: unknown) => (err instanceof CommonsError && STATUS_OF[err.code] < 500 ? STATUS_OF[err.code] : null),
   };
-  const o = await runKeyed(ctx, keyed, answers, async (view) => w.route.handler(w.req, view));
+  const o = await runKeyed(ctx, keyed, answers, async (view) => work(view));
   if (!o.replayed) return o.result;
   out.replayed = true;
   out.headers[REPLAYED_HEADER] = 'true';

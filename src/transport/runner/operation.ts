@@ -6,12 +6,14 @@
 // one deadline (deadline.ts); the stream's upgrade and `auth` take the same credential step
 // (admission/admit.ts) within the same deadline. The transports differ only in how a request
 // arrives and how the result or error is written.
+
+import { CommonsError } from '../../domain/errors.js';
 import { admitCall } from '../admission/admit-call.js';
 import { NO_CREDENTIAL } from '../admission/credential.js';
 import { runIdempotent } from '../admission/idempotent.js';
 import { refuseUnknown, validate } from '../admission/validate.js';
 import type { OperationCall, OperationDeps, OperationOut } from './call.js';
-import type { Method, Req, Result } from './route.js';
+import type { AnyRoute, Method, Req, Result } from './route.js';
 
 export type { OperationCall, OperationDeps, OperationOut };
 
@@ -20,9 +22,17 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
   const r = call.route;
   // Who calls, with what: the one admission path (src/transport/admission/admit-call.ts).
   const { caller, cred, json, key } = await admitCall(deps, call, out);
+  const keyedBy = key === undefined ? undefined : { route: r, call, json, key, caller, credential: cred ?? NO_CREDENTIAL };
   if (r.precheck) {
     refuseUnknown(r.body, json ?? {}, 'body');
-    await r.precheck(json, ctx);
+    if (!keyedBy) await r.precheck(json, ctx);
+    else {
+      // A precheck's refusal that writes (a decline of the principles, counted publicly) is the
+      // keyed request's answer: kept, so a repeat answers it again without counting it again. A
+      // refusal of the request's shape is not kept (as validation's is not); a pass goes on.
+      const passed = await keyedPrecheck(ctx, keyedBy, out, r.precheck);
+      if (passed !== true) return passed;
+    }
   }
   const req: Req = {
     method: (call.method ?? r.method) as Method,
@@ -54,6 +64,38 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
       ...(limits ? { failedCredentials: { reserve: (ip) => limits.reserveAt(ip), release: (ip, held) => limits.release(ip, held) } } : {}),
     },
   };
-  if (key === undefined) return r.handler(req, ctx);
-  return runIdempotent(ctx, { route: r, call, json, key, caller, req }, out);
+  if (!keyedBy) return r.handler(req, ctx);
+  return runIdempotent(ctx, keyedBy, out, (view) => r.handler(req, view));
+}
+
+/** Not an answer: the key has none stored yet, so the precheck runs (nothing is kept). */
+class NotRun {}
+
+/** A keyed request's precheck: a stored answer for the key comes back as it is; else the precheck
+ * runs outside the key's transaction (its writes, a decline's count, are its own: the key's work
+ * would roll them back with the refusal), and a refusal it answers (not one of the request's
+ * shape) is then kept as the key's answer. Two such requests at once may both count. */
+async function keyedPrecheck(
+  ctx: OperationDeps['ctx'],
+  keyedBy: Parameters<typeof runIdempotent>[1],
+  out: OperationOut,
+  precheck: NonNullable<AnyRoute['precheck']>,
+): Promise<true | Result> {
+  const notRun = new NotRun();
+  try {
+    return await runIdempotent(ctx, keyedBy, out, () => {
+      throw notRun;
+    });
+  } catch (err) {
+    if (err !== notRun) throw err;
+  }
+  try {
+    await precheck(keyedBy.json, ctx);
+    return true;
+  } catch (err) {
+    if (!(err instanceof CommonsError) || err.code === 'VALIDATION_FAILED') throw err;
+    return runIdempotent(ctx, keyedBy, out, () => {
+      throw err;
+    });
+  }
 }
