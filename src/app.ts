@@ -147,7 +147,8 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const nostrRelay = mountNostrRelay(app, ctx);
   // The tool protocols are mounted before the catch-all HTTP route so their paths match first.
   // Their SDKs (MCP's with its validators, A2A's) load on the first request to each: an idle node
-  // that never serves them does not hold them (issue 47, BENCHMARKS.md "Memory at rest").
+  // that never serves them does not hold them (issue 47; docs/benchmarks-history.md "Memory at
+  // rest and anonymous reads (issue 47)").
   const deps = { ctx, guests, router, limits };
   const mcp = lazyHandler(async () => {
     const { handleMcp } = await import('./transport/mcp/server.js');

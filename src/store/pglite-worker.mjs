@@ -2,8 +2,10 @@
 // synchronously inside WebAssembly, so hosting it here keeps the HTTP event loop free while a
 // query runs. Plain JavaScript so that Node, tsx and vitest all load it as a worker unchanged.
 //
-// Memory (issue 47, BENCHMARKS.md "Memory at rest"): WebAssembly memory only grows, so what PGlite
-// touches once stays resident for the life of the process. Two things touched most of it:
+// Memory (issue 47; docs/benchmarks-history.md "Memory at rest and anonymous reads (issue 47)"):
+// WebAssembly memory only grows, so what PGlite touches once stays resident for the life of the
+// process. What weighed most (the process with the worker, also after the first start's
+// migrations: db.ts restarts the worker then, src/store/db.ts `settle`):
 // - initdb, which on a fresh data directory runs inside the process beside a second PostgreSQL
 //   instance (about 500 MB more at peak, never given back). A fresh directory is therefore
 //   initialised by this same file run as a child process (`node pglite-worker.mjs --init <dir>`),
