@@ -107,9 +107,7 @@ async function once(kind: Kind): Promise<{ listening: number; healthz: number; a
 }
 
 /** Each round, each kind: a first start on a fresh data directory or schema, then a timed
- * restart on it; kinds alternated. (A fresh directory per round also keeps each embedded data
- * directory to two starts: PGlite 0.5.14 has left one unopenable on its third start here, "could
- * not locate a valid checkpoint record", see BENCHMARKS.md.) */
+ * restart on it; kinds alternated. */
 export async function run(opts: { rounds?: number; databaseUrl?: string; settleS?: number } = {}): Promise<StartRow[]> {
   const rounds = opts.rounds ?? 5;
   settleS = opts.settleS ?? 20;
