@@ -83,7 +83,7 @@ const suites: [string, () => Promise<Suite>][] = [
       const { run, summarize } = await import('./start.js');
       return async ({ quick: q, args: a }) => {
         const databaseUrl = benchDatabaseUrl(argValue(a, '--database-url'));
-        const rows = await run({ rounds: q ? 1 : 5, databaseUrl });
+        const rows = await run({ rounds: q ? 1 : 5, databaseUrl, settleS: q ? 5 : 20 });
         return { suite: 'start', command: 'node --import tsx bench/start.ts', summary: summarize(rows), data: rows };
       };
     },

@@ -17,7 +17,6 @@ import type { Store } from './store/db.js';
 import { DbHealth } from './store/health.js';
 import { migrate } from './store/migrate.js';
 import { serverSecret } from './store/settings.js';
-import { mountA2a } from './transport/a2a/endpoint.js';
 import { VERIFIED_KEYS } from './transport/admission/limits/known-tokens.js';
 import { parsePolicies } from './transport/admission/limits/policies.js';
 import { RateLimits } from './transport/admission/limits/rate-limits.js';
@@ -25,12 +24,13 @@ import { allRoutes } from './transport/all-routes.js';
 import { LocalBus } from './transport/bus/local.js';
 import { RedisBus } from './transport/bus/redis.js';
 import { answerHead } from './transport/edge/head.js';
+import { mountWeb, type WebHandler } from './transport/edge/web.js';
 import { createFastRead, type FastRead } from './transport/http/fast-read.js';
 import { PromMetrics } from './transport/http/metrics.js';
 import { createPipeline } from './transport/http/pipeline.js';
 import { type InFlight, mountHttp } from './transport/http/uws.js';
-import { mountMcp } from './transport/mcp/server.js';
 import { mountNostrRelay } from './transport/nostr/relay.js';
+import { A2A_PATH, MCP_PATH } from './transport/paths.js';
 import { Router } from './transport/runner/router.js';
 import { describeUwsBuild, uWS, uwsBuild } from './transport/uws-build.js';
 import { type StreamOps, streamOps } from './transport/ws/ops.js';
@@ -74,6 +74,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     await store.close();
     throw err;
   });
+  await store.settle?.();
   const secret = await serverSecret(store.sql);
   const metrics = new PromMetrics(store.sql);
   const busError = () => metrics.busErrors.inc();
@@ -145,8 +146,17 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const stream = mountStream(app, { ctx, guests, feeds, ops: streamOperations(router), limits });
   const nostrRelay = mountNostrRelay(app, ctx);
   // The tool protocols are mounted before the catch-all HTTP route so their paths match first.
-  mountMcp(app, { ctx, guests, router, limits }, inflight);
-  mountA2a(app, { ctx, guests, router, limits }, inflight);
+  // Their SDKs (MCP's with its validators, A2A's) load on the first request to each: an idle node
+  // that never serves them does not hold them (issue 47; docs/benchmarks-history.md "Memory at
+  // rest and anonymous reads (issue 47)").
+  const deps = { ctx, guests, router, limits };
+  const mcp = lazyHandler(async () => {
+    const { handleMcp } = await import('./transport/mcp/server.js');
+    return (req, info) => handleMcp(deps, req, info);
+  });
+  const a2a = lazyHandler(async () => (await import('./transport/a2a/endpoint.js')).a2aHandler(deps));
+  mountWeb(app, MCP_PATH, mcp, inflight, answerHead(config), 'POST, OPTIONS');
+  mountWeb(app, A2A_PATH, a2a, inflight, answerHead(config), 'POST');
   const fastRead = createFastRead(ctx, router, guests, limits, metrics);
   mountHttp(app, createPipeline(ctx, router, guests, { limits, metrics }), inflight, answerHead(config), fastRead);
 
@@ -207,6 +217,19 @@ export async function startApp(opts: AppOptions): Promise<App> {
 }
 
 /** The stream's ops that belong to other areas: wiring only, the use cases are in the domain. */
+/** A handler whose module is imported when the first request needs it (a failed import is tried
+ * again by the next request). */
+function lazyHandler(load: () => Promise<WebHandler>): WebHandler {
+  let loaded: Promise<WebHandler> | null = null;
+  return (req, info) => {
+    loaded ??= load().catch((err: unknown) => {
+      loaded = null;
+      throw err;
+    });
+    return loaded.then((handle) => handle(req, info));
+  };
+}
+
 /** The stream's operations: chat is the REST route's; heartbeats keep the member's row per node. */
 function streamOperations(router: Router): StreamOps {
   const rows = new HeartbeatRows();

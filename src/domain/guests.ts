@@ -5,16 +5,33 @@
 // such a token claims a number for that token (the provisional one, or a fresh one when another
 // token claimed that first), recorded in guest_claims, and every later write with the same token
 // is that guest: two writing guests never share a number, and one token is never two guests.
+//
+// A read's token costs no signature (issue 47): the signed part of an address's provisional
+// tokens is made once per WINDOW_S (src/domain/tokens.ts, layout v2), and each read appends a
+// nonce of its own, cut from a pool of random characters; so every read's token is still its own.
 import { randomFillSync } from 'node:crypto';
 import * as ids from '../store/identities.js';
 import type { Ctx } from './ports.js';
-import { formatGuest, type GuestClaims, hashToken, NONCE_BYTES, signGuestToken, verifyGuestToken } from './tokens.js';
+import {
+  formatGuest,
+  type GuestClaims,
+  hashToken,
+  NONCE_BYTES,
+  READ_NONCE_BYTES,
+  READ_NONCE_CHARS,
+  signGuestToken,
+  signProvisionalBase,
+  verifyGuestToken,
+} from './tokens.js';
 
 const BLOCK = 1000; // must match guest_block_seq's INCREMENT in sql/001_foundation.sql
 /** Client addresses remembered with their provisional number (the oldest is forgotten first). */
 const ADDRESSES = 50_000;
 /** Claims remembered by this node (a claim never changes; the oldest is forgotten first). */
 const CLAIMS = 100_000;
+/** Seconds the signed part of an address's provisional tokens is reused (its issue time, which
+ * dates those tokens, is at most this old: their 30 days run from it). */
+const WINDOW_S = 60;
 
 export interface IssuedGuest {
   guestNumber: number;
@@ -34,6 +51,19 @@ function nonce(): Buffer {
   return pool.subarray(poolAt - NONCE_BYTES, poolAt);
 }
 
+// Read nonces: a pool of random bytes, encoded once per 512 reads, cut READ_NONCE_CHARS at a time
+// (9 bytes are 12 characters with no spare bits, so each cut is one spelling of 9 random bytes).
+let readPool = '';
+let readAt = 0;
+function readNonce(): string {
+  if (readAt === readPool.length) {
+    readPool = randomFillSync(Buffer.alloc(READ_NONCE_BYTES * 512)).toString('base64url');
+    readAt = 0;
+  }
+  readAt += READ_NONCE_CHARS;
+  return readPool.slice(readAt - READ_NONCE_CHARS, readAt);
+}
+
 export class GuestIssuer {
   private next = 0;
   private end = 0;
@@ -45,6 +75,8 @@ export class GuestIssuer {
   private readonly addressOf = new Map<number, string>();
   /** Claimed numbers by token hash (base64url), for counting a token's writes as its guest. */
   private readonly claims = new Map<string, number>();
+  /** The signed part of each provisional number's tokens this window, and when it was signed. */
+  private readonly bases = new Map<number, { base: string; signedAtS: number; number: string }>();
 
   constructor(private readonly ctx: Ctx) {}
 
@@ -80,6 +112,7 @@ export class GuestIssuer {
     const address = this.addressOf.get(guestNumber);
     if (address === undefined) return;
     this.addressOf.delete(guestNumber);
+    this.bases.delete(guestNumber);
     if (this.byAddress.get(address) === guestNumber) this.byAddress.delete(address);
   }
 
@@ -105,14 +138,23 @@ export class GuestIssuer {
   }
 
   private signProvisional(guestNumber: number): IssuedGuest {
-    const token = signGuestToken(this.ctx.secret, guestNumber, this.nowS(), nonce());
-    return { guestNumber, number: formatGuest(guestNumber), token };
+    const now = this.nowS();
+    let b = this.bases.get(guestNumber);
+    if (b === undefined || now - b.signedAtS >= WINDOW_S || b.signedAtS > now) {
+      b = { base: signProvisionalBase(this.ctx.secret, guestNumber, now, nonce()), signedAtS: now, number: formatGuest(guestNumber) };
+      this.bases.set(guestNumber, b);
+      if (this.bases.size > ADDRESSES) this.bases.delete(this.bases.keys().next().value as number);
+    }
+    return { guestNumber, number: b.number, token: b.base + readNonce() };
   }
 
   private dropOldest(): void {
     const [address, entry] = this.byAddress.entries().next().value as [string, number | Promise<number>];
     this.byAddress.delete(address);
-    if (typeof entry === 'number') this.addressOf.delete(entry);
+    if (typeof entry === 'number') {
+      this.addressOf.delete(entry);
+      this.bases.delete(entry);
+    }
   }
 
   async issue(): Promise<IssuedGuest> {

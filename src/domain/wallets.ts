@@ -1,6 +1,7 @@
 // The treasury's public addresses, from configuration only (DECISIONS.md "Treasury and
 // deposits"). The service holds no private key, ever: an address is all it knows.
-import { getAddress } from 'ethers';
+// The address module alone (its checksum): the rest of ethers loads only for a deposit check.
+import { getAddress } from 'ethers/address';
 import type { Config } from '../config.js';
 import type { Asset } from './amounts.js';
 

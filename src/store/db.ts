@@ -1,6 +1,7 @@
 // Opens the SQL store: PGlite embedded (served over a unix socket from a worker thread) when no
 // DATABASE_URL is given, a real PostgreSQL otherwise. postgres.js is the one driver either way.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -12,6 +13,9 @@ export interface Store {
   kind: 'pglite' | 'postgres';
   /** The thread serving the embedded database (fault tests terminate it to prove the exit). */
   worker?: Worker;
+  /** Called once the migrations ran: the embedded store, on the start that created its data
+   * directory, reopens it so what the migrations touched is returned (src/store/pglite-worker.mjs). */
+  settle?(): Promise<void>;
   /** True when it closed cleanly; false when it had to drop what was still running (a wedged
    * store: the process then exits 1, src/main.ts). */
   close(): Promise<boolean>;
@@ -93,19 +97,26 @@ async function openPostgres(url: string, schema: string | undefined, deadlines: 
   return { sql: guardOneConnection(sql), kind: 'postgres', close: () => endWithin(sql) };
 }
 
-async function openEmbedded(dataDir: string, onLost: ((err: Error) => void) | undefined, pointer: string): Promise<Store> {
-  mkdirSync(dataDir, { recursive: true });
-  // Unix socket paths are limited to ~100 bytes, so the socket lives in a short temp dir.
-  const sockDir = mkdtempSync(join(tmpdir(), 'cmn-'));
-  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), {
-    workerData: { dataDir, socketPath: join(sockDir, '.s.PGSQL.5432'), backupPath: join(sockDir, 'backup') },
-  });
+/** A fresh data directory is initialised (initdb) by a child process that exits, so the half
+ * gigabyte initdb touches is returned rather than kept by the server's WebAssembly memory
+ * (src/store/pglite-worker.mjs). */
+async function initialiseEmbedded(dataDir: string, workerUrl: URL): Promise<void> {
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return;
   await new Promise<void>((ok, ko) => {
-    worker.once('error', ko);
-    worker.once('message', (m: { type: string; message?: string }) =>
-      m.type === 'ready' ? ok() : ko(new Error(`PGlite failed to start: ${m.message}`)),
+    execFile(process.execPath, [workerUrl.pathname, '--init', dataDir], { maxBuffer: 16 * 2 ** 20 }, (err, _out, stderr) =>
+      err ? ko(new Error(`PGlite failed to initialise ${dataDir}: ${stderr.trim() || err.message}`)) : ok(),
     );
   });
+}
+
+async function openEmbedded(dataDir: string, onLost: ((err: Error) => void) | undefined, pointer: string): Promise<Store> {
+  mkdirSync(dataDir, { recursive: true });
+  const workerUrl = new URL('./pglite-worker.mjs', import.meta.url);
+  let fresh = !existsSync(join(dataDir, 'PG_VERSION'));
+  await initialiseEmbedded(dataDir, workerUrl);
+  // Unix socket paths are limited to ~100 bytes, so the socket lives in a short temp dir.
+  const sockDir = mkdtempSync(join(tmpdir(), 'cmn-'));
+  const socketPath = join(sockDir, '.s.PGSQL.5432');
   // A worker that dies on its own leaves every query waiting on a socket nobody serves: the
   // process must end so a supervisor restarts it (DECISIONS.md "Reliability promises").
   let closing = false;
@@ -114,29 +125,65 @@ async function openEmbedded(dataDir: string, onLost: ((err: Error) => void) | un
     closing = true;
     onLost?.(err);
   };
-  worker.on('error', lost);
-  worker.on('exit', (code) => lost(new Error(`the embedded database's worker exited with code ${code}`)));
+  const startWorker = async (): Promise<Worker> => {
+    const w = new Worker(workerUrl, {
+      // The worker's JavaScript only relays protocol bytes between the socket and PGlite: a small
+      // young generation (V8's default grows to 2 x 16 MB, resident once touched) is enough.
+      resourceLimits: { maxYoungGenerationSizeMb: 4 },
+      workerData: { dataDir, socketPath, backupPath: join(sockDir, 'backup') },
+    });
+    await new Promise<void>((ok, ko) => {
+      w.once('error', ko);
+      w.once('message', (m: { type: string; message?: string }) =>
+        m.type === 'ready' ? ok() : ko(new Error(`PGlite failed to start: ${m.message}`)),
+      );
+    });
+    w.on('error', lost);
+    w.on('exit', (code) => lost(new Error(`the embedded database's worker exited with code ${code}`)));
+    return w;
+  };
+  /** Asks the worker to close PGlite (within 3 s), then ends the thread. True when it closed. */
+  const stopWorker = async (w: Worker): Promise<boolean> => {
+    w.removeAllListeners('error');
+    w.removeAllListeners('exit');
+    w.on('error', () => {});
+    const stopped = await new Promise<boolean>((ok) => {
+      const timer = setTimeout(() => ok(false), 3000);
+      w.once('message', (m: { type: string }) => {
+        if (m.type === 'stopped') {
+          clearTimeout(timer);
+          ok(true);
+        }
+      });
+      w.postMessage({ type: 'stop' });
+    });
+    await w.terminate();
+    return stopped;
+  };
+  let worker = await startWorker();
   writeFileSync(pointer, join(sockDir, 'backup'));
   // PGlite is one database session: a single connection keeps transactions from interleaving.
   const sql = postgres({ host: sockDir, port: 5432, database: 'postgres', username: 'postgres', max: 1, ...quiet });
   return {
     sql: guardOneConnection(sql),
     kind: 'pglite',
-    worker,
+    get worker() {
+      return worker;
+    },
+    async settle() {
+      // The first start's migrations grew the WebAssembly memory (about 30 MB more than a later
+      // start holds); a new worker on the migrated directory returns it. Only on that first start.
+      if (!fresh || closing) return;
+      fresh = false;
+      await stopWorker(worker);
+      rmSync(socketPath, { force: true });
+      rmSync(join(sockDir, 'backup'), { force: true });
+      worker = await startWorker();
+    },
     async close() {
       closing = true;
       const ended = await endWithin(sql);
-      const stopped = await new Promise<boolean>((ok) => {
-        const timer = setTimeout(() => ok(false), 3000);
-        worker.once('message', (m: { type: string }) => {
-          if (m.type === 'stopped') {
-            clearTimeout(timer);
-            ok(true);
-          }
-        });
-        worker.postMessage({ type: 'stop' });
-      });
-      await worker.terminate();
+      const stopped = await stopWorker(worker);
       rmSync(pointer, { force: true });
       rmSync(sockDir, { recursive: true, force: true });
       return ended && stopped;

@@ -6,7 +6,7 @@
 // and DATA_DIR in a temporary directory (the working tree is not written). A fresh PGlite data
 // directory is initialised here, as on a newcomer's first start.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +56,13 @@ describe('npm start', () => {
     // The server is node itself, not a transpiler wrapping it.
     const pid = Number(/"pid":(\d+)/.exec(out)?.[1]);
     expect(execFileSync('ps', ['-o', 'args=', '-p', String(pid)]).toString()).toMatch(/^node .*dist\/main\.js/);
+    // The default fits a small host (issue 47): on its first start, the data directory initialised
+    // and migrated, the server holds far less than the 868 MB it kept before (initdb ran in the
+    // process). The goal is 200 MB at idle, measured by bench/start.ts; this bound only catches
+    // a return of the old weight.
+    const rssMb = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
+    expect(rssMb).toBeGreaterThan(0);
+    expect(rssMb).toBeLessThan(300);
     // SIGTERM to the process `npm start` started (what a supervisor signals) reaches the server,
     // which stops gracefully; npm exits with the server's exit code.
     const exit = new Promise<number | null>((ok) => child?.on('exit', (code) => ok(code)));

@@ -2,13 +2,10 @@
 // its two JSON-RPC transport handlers, 1.0 (SendMessage) and 0.3 (message/send), behind uWS.
 // Every answer is an immediate message (no tasks, no streaming), so any node can answer.
 
-import type { TemplatedApp } from 'uWebSockets.js';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { DefaultRequestHandler, InMemoryTaskStore, JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import { decodeJson, ENVELOPE_DEPTH } from '../admission/decode.js';
-import { answerHead } from '../edge/head.js';
-import type { InFlight } from '../edge/io.js';
-import { jsonError, mountWeb, type WebInfo } from '../edge/web.js';
+import { jsonError, type WebHandler, type WebInfo } from '../edge/web.js';
 import { A2A_PATH } from '../paths.js';
 import { type ActionDeps, errorView } from '../runner/actions.js';
 import { toCommonsError } from '../runner/envelope.js';
@@ -21,7 +18,9 @@ interface Handlers {
   legacy: LegacyJsonRpcTransportHandler;
 }
 
-export function mountA2a(app: TemplatedApp, deps: ActionDeps, inflight: InFlight): void {
+/** The endpoint's handler (mounted by app.ts, which loads this module and the SDK on the first
+ * request: issue 47, the SDKs stay out of an idle node's memory). */
+export function a2aHandler(deps: ActionDeps): WebHandler {
   let handlers: Handlers | null = null;
   // The card names the public URL, known only once the server listens: built on first use.
   const get = (): Handlers => {
@@ -32,7 +31,7 @@ export function mountA2a(app: TemplatedApp, deps: ActionDeps, inflight: InFlight
     }
     return handlers;
   };
-  mountWeb(app, A2A_PATH, (req, info) => handleA2a(get(), req, info), inflight, answerHead(deps.ctx.config), 'POST');
+  return (req, info) => handleA2a(get(), req, info);
 }
 
 /** 0.3 clients send no A2A-Version header; 1.0 clients send "1.0". */
