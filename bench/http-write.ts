@@ -7,7 +7,8 @@
 // the backlog drained (the drain time reported too), so every post of the run is counted. The embedded default
 // (PGlite) is compared with the figure measured before group commit (193 req/s).
 // Run alone: node --import tsx bench/http-write.ts [--seconds 4] [--rounds 3] [--connections 16]
-//            [--high-connections 256] [--backends postgres,pglite]
+//            [--high-connections 256] [--backends postgres,pglite] [--database-url URL]
+//            [--tasks-only]: the task moves alone, beside the same-work baseline
 // Rate limits are off for the project here (RATE_LIMITS=off): the chat limit, not the write path,
 // would otherwise set the figure.
 import { execFileSync } from 'node:child_process';
@@ -25,6 +26,8 @@ export interface WriteOptions {
   highConnections?: number;
   backends?: ('postgres' | 'pglite')[];
   databaseUrl?: string;
+  /** Only the task moves, against the same-work baseline (the chat and other writes skipped). */
+  tasksOnly?: boolean;
 }
 
 /** POST /api/v1/chat on the embedded default before group commit (issue 13's table). */
@@ -139,6 +142,7 @@ export async function run(opts: WriteOptions = {}): Promise<Row[]> {
     highConnections: opts.highConnections ?? 256,
     backends: opts.backends ?? ['postgres', 'pglite'],
     databaseUrl: benchDatabaseUrl(opts.databaseUrl),
+    tasksOnly: opts.tasksOnly ?? false,
   };
   const rows: Row[] = [];
   if (o.backends.includes('postgres')) {
@@ -155,8 +159,24 @@ export async function run(opts: WriteOptions = {}): Promise<Row[]> {
       BENCH_DATABASE_URL: o.databaseUrl,
       BENCH_SCHEMA: `${schema}_naive_search`,
     });
+    // The same task moves as a user would write them (one transaction a move, same rows).
+    const sameWork = {
+      ...(await baseline('same-work node:http+pg', 'task-moves', { BENCH_DATABASE_URL: o.databaseUrl, BENCH_SCHEMA: `${schema}_tasks` })),
+      schema: `${schema}_tasks`,
+    };
     try {
       const token = (await register(project.url, 'Bench')).token;
+      if (o.tasksOnly) {
+        rows.push(
+          ...(await taskMoves(
+            project,
+            { databaseUrl: o.databaseUrl, schema, seconds: o.seconds, connections: o.connections },
+            undefined,
+            sameWork,
+          )),
+        );
+        return rows;
+      }
       const got = await measure(
         'write',
         [
@@ -220,20 +240,26 @@ export async function run(opts: WriteOptions = {}): Promise<Row[]> {
       }
       // Task moves (post, claim, deliver, approve), each over distinct tasks.
       rows.push(
-        ...(await taskMoves(project, { databaseUrl: o.databaseUrl, schema, seconds: o.seconds, connections: o.connections }, base?.rps)),
+        ...(await taskMoves(
+          project,
+          { databaseUrl: o.databaseUrl, schema, seconds: o.seconds, connections: o.connections },
+          base?.rps,
+          sameWork,
+        )),
       );
     } finally {
       await project.stop();
       await naive.stop();
       await searchable.stop();
+      await sameWork.stop();
       const sql = postgres(o.databaseUrl, { max: 1, onnotice: () => {} });
       await sql.unsafe(
-        `DROP SCHEMA IF EXISTS "${schema}" CASCADE; DROP SCHEMA IF EXISTS "${schema}_naive" CASCADE; DROP SCHEMA IF EXISTS "${schema}_naive_search" CASCADE`,
+        `DROP SCHEMA IF EXISTS "${schema}" CASCADE; DROP SCHEMA IF EXISTS "${schema}_naive" CASCADE; DROP SCHEMA IF EXISTS "${schema}_naive_search" CASCADE; DROP SCHEMA IF EXISTS "${schema}_tasks" CASCADE`,
       );
       await sql.end();
     }
   }
-  if (o.backends.includes('pglite')) {
+  if (o.backends.includes('pglite') && !o.tasksOnly) {
     const project = running('commons (embedded)', await startCommons({ env: { RATE_LIMITS: 'off' } }));
     try {
       const token = (await register(project.url, 'Bench')).token;
@@ -297,6 +323,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     ...(arg('connections') ? { connections: Number(arg('connections')) } : {}),
     ...(arg('high-connections') ? { highConnections: Number(arg('high-connections')) } : {}),
     ...(arg('backends') ? { backends: (arg('backends') as string).split(',') as ('postgres' | 'pglite')[] } : {}),
+    ...(arg('database-url') ? { databaseUrl: arg('database-url') as string } : {}),
+    tasksOnly: args.includes('--tasks-only'),
   });
   printTable(rows);
 }

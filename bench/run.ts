@@ -3,6 +3,7 @@
 // rounds between them, and reports ratios; this prints every table and writes the whole run as
 // JSON to bench/results/run-<time>.json (the figures BENCHMARKS.md quotes).
 // Options: --quick (fewer and shorter rounds, a smoke run), --only fanout,read,write,rows,start,search
+//          --tasks-only (the write suite's task moves alone, beside their same-work baseline)
 //          --database-url postgres://... (the PostgreSQL the write suite's real-PostgreSQL half
 //          and the search suite's second half run on, each in a schema of its own; default:
 //          BENCH_DATABASE_URL, else the local server at 127.0.0.1:5432). The search suite runs on
@@ -60,7 +61,11 @@ const suites: [string, () => Promise<Suite>][] = [
       const { run } = await import('./http-write.js');
       return async ({ quick: q, args: a }) => {
         const databaseUrl = argValue(a, '--database-url');
-        const rows = await run({ ...(q ? { seconds: 2, rounds: 1 } : {}), ...(databaseUrl ? { databaseUrl } : {}) });
+        const rows = await run({
+          ...(q ? { seconds: 2, rounds: 1 } : {}),
+          ...(databaseUrl ? { databaseUrl } : {}),
+          tasksOnly: a.includes('--tasks-only'),
+        });
         printTable(rows);
         return { suite: 'write', command: 'node --import tsx bench/http-write.ts', summary: '', data: rows };
       };

@@ -11,6 +11,7 @@ import { HeartbeatRows, sessionHeartbeat } from './domain/habitat.js';
 import { openTokenChecks, validTokenKeys } from './domain/identity.js';
 import { openMemoryWrites } from './domain/memory.js';
 import { type Bus, type Clock, type Ctx, type Health, noServices, systemClock } from './domain/ports.js';
+import { openTaskWrites } from './domain/tasks.js';
 import { openTokenCache } from './domain/token-cache.js';
 import { createLogger, type Logger } from './log.js';
 import type { Store } from './store/db.js';
@@ -137,6 +138,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   services.push({ name: 'chat room and posts', stop: () => closeChatRoom(ctx, chatRoom) });
   services.push({ name: 'token checks', stop: openTokenChecks(ctx) });
   services.push({ name: 'memory writes', stop: openMemoryWrites(ctx) });
+  services.push({ name: 'task writes', stop: openTaskWrites(ctx) });
   services.push({ name: 'token cache', stop: openTokenCache(ctx) });
   const app = uWS.App();
   // The stream is mounted before the catch-all HTTP route so its path is matched first.

@@ -71,10 +71,16 @@ function init(args)
     if p then lines[#lines + 1] = { p, a } end
   end
 end
+local function spent()
+  -- wrk's own duration is the whole -d even when the list ends early: tell the parent when.
+  io.write("LIST-SPENT\\n")
+  io.flush()
+  wrk.thread:stop()
+end
 function request()
   sent = sent + 1
   if sent > #lines then
-    wrk.thread:stop()
+    spent()
     sent = #lines
   end
   local l = lines[sent]
@@ -83,7 +89,7 @@ function request()
 end
 function response()
   answered = answered + 1
-  if answered >= #lines then wrk.thread:stop() end
+  if answered == #lines then spent() end
 end
 `;
 
@@ -107,7 +113,8 @@ export interface WrkOptions {
   /** Paced load: each connection pauses this long between requests (0: as fast as answers come). */
   delayMs?: number;
   /** Each request once, in order, instead of one request repeated: its path (on `url`'s origin)
-   * and Authorization header. The run ends when the list is spent or at `seconds`. */
+   * and Authorization header. The run ends when the list is spent or at `seconds`; a list spent
+   * early is timed to its last answer (rps = the list's requests over that time). */
   list?: { path: string; authorization: string }[];
   /** Also measure PostgreSQL's CPU (the server's database is this machine's PostgreSQL). */
   database?: boolean;
@@ -157,8 +164,10 @@ export async function runWrk(o: WrkOptions): Promise<WrkResult> {
   ];
   const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
+  let spentAt = 0;
   child.stdout.on('data', (d) => {
     out += d;
+    if (!spentAt && out.includes('LIST-SPENT')) spentAt = performance.now();
   });
   child.stderr.on('data', (d) => {
     out += d;
@@ -190,6 +199,8 @@ export async function runWrk(o: WrkOptions): Promise<WrkResult> {
     p50_us: number;
     p99_us: number;
   };
+  // A list spent before the duration: the requests took until then (wrk still waits out -d).
+  if (spentAt) r.duration_us = Math.min(r.duration_us, (spentAt - t0) * 1000);
   const wall = (t1 - t0) / 1000;
   // The database idles once wrk has stopped, so sampling it after the exit adds nothing but
   // time, which wrk's own duration leaves out.

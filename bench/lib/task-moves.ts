@@ -27,68 +27,112 @@ export async function register(url: string, name: string): Promise<{ token: stri
   return { token: j.data.api_token, id: Number(j.data.registration_number.replace(/\D/g, '')) };
 }
 
+/** One server of the comparison: how a member is named in Authorization, and its tasks in a state. */
+interface Side {
+  server: Project;
+  /** The Authorization header of poster i and of solver i. */
+  poster: (i: number) => string;
+  solver: (i: number) => string;
+  /** The header of the member with this id (the claimer delivering, the poster approving). */
+  member: (id: number) => string;
+  tasks: (state: string) => Promise<{ id: string; poster_id: number; claimer_id: number | null }[]>;
+}
+
+/**
+ * The four moves on the project and, when given, on the same-work baseline (bench/lib/http-baselines.ts
+ * `task-moves`, in the schema `baseline.schema`), each phase run on both one after the other (the
+ * order alternating phase by phase), each over its own distinct tasks. The baseline's rows carry
+ * the project's ratio to it as `vs_same_work` (on the project's row).
+ */
 export async function taskMoves(
   project: Project,
   o: { databaseUrl: string; schema: string; seconds: number; connections: number },
   naiveRps: number | undefined,
+  baseline?: Project & { schema: string },
 ): Promise<Row[]> {
   const posters = await Promise.all(Array.from({ length: POSTERS }, (_, i) => register(project.url, `Poster ${i}`)));
   const solvers = await Promise.all(Array.from({ length: SOLVERS }, (_, i) => register(project.url, `Solver ${i}`)));
   const tokenOf = new Map([...posters, ...solvers].map((m) => [m.id, m.token]));
-  const sql = postgres(o.databaseUrl, { max: 1, onnotice: () => {}, connection: { search_path: o.schema } });
+  const sql = postgres(o.databaseUrl, { max: 1, onnotice: () => {} });
+  const tasksIn = (schema: string) => (state: string) =>
+    sql.unsafe<{ id: string; poster_id: number; claimer_id: number | null }[]>(
+      `SELECT id, poster_id::int, claimer_id::int FROM "${schema}".tasks WHERE state = $1 ORDER BY seq`,
+      [state],
+    );
+  const sides: Side[] = [
+    {
+      server: project,
+      poster: (i) => `Bearer ${(posters[i % POSTERS] as { token: string }).token}`,
+      solver: (i) => `Bearer ${(solvers[i % SOLVERS] as { token: string }).token}`,
+      member: (id) => `Bearer ${tokenOf.get(id)}`,
+      tasks: tasksIn(o.schema),
+    },
+  ];
+  if (baseline)
+    sides.push({
+      server: baseline,
+      poster: (i) => `Bearer ${1 + (i % POSTERS)}`,
+      solver: (i) => `Bearer ${1 + POSTERS + (i % SOLVERS)}`,
+      member: (id) => `Bearer ${id}`,
+      tasks: tasksIn(baseline.schema),
+    });
   const rows: Row[] = [];
-  const phase = async (scenario: string, body: string | undefined, list: { path: string; authorization: string }[]) => {
-    const r = await runWrk({
-      url: `${project.url}/`,
-      seconds: o.seconds,
-      connections: o.connections,
-      method: 'POST',
-      ...(body !== undefined ? { body } : {}),
-      headers: { 'content-type': 'application/json' },
-      serverPid: project.pid,
-      list,
-      database: true,
-    });
-    rows.push({
-      suite: 'write',
-      server: project.name,
-      scenario: `${scenario} c=${o.connections}`,
-      ...r,
-      ...(naiveRps ? { ratio: { vs_naive: r.rps / naiveRps } } : {}),
-    });
+  let turn = 0;
+  const phase = async (
+    scenario: string,
+    body: string | undefined,
+    list: (side: Side) => Promise<{ path: string; authorization: string }[]>,
+  ) => {
+    const order = turn++ % 2 === 0 ? sides : [...sides].reverse();
+    const got = new Map<Side, Row>();
+    for (const side of order) {
+      const r = await runWrk({
+        url: `${side.server.url}/`,
+        seconds: o.seconds,
+        connections: o.connections,
+        method: 'POST',
+        ...(body !== undefined ? { body } : {}),
+        headers: { 'content-type': 'application/json' },
+        serverPid: side.server.pid,
+        list: await list(side),
+        database: true,
+      });
+      got.set(side, { suite: 'write', server: side.server.name, scenario: `${scenario} c=${o.connections}`, ...r });
+    }
+    if (process.env.BENCH_FUNCTION_STATS) {
+      // Where the project's PostgreSQL time went, by SQL function (needs track_functions = 'all'
+      // on the bench database): cumulative since the server started.
+      const fns = await sql<{ funcname: string; calls: number; total_ms: number; self_ms: number }[]>`
+        SELECT funcname, calls::int, round(total_time)::int AS total_ms, round(self_time)::int AS self_ms
+        FROM pg_stat_user_functions WHERE schemaname = ${o.schema} ORDER BY total_time DESC`;
+      console.error(`after ${scenario}: ${fns.map((f) => `${f.funcname} ${f.calls} calls ${f.total_ms}/${f.self_ms} ms`).join('; ')}`);
+    }
+    const mine = got.get(sides[0] as Side) as Row;
+    const same = baseline ? got.get(sides[1] as Side) : undefined;
+    mine.ratio = { ...(naiveRps ? { vs_naive: mine.rps / naiveRps } : {}), ...(same ? { vs_same_work: mine.rps / same.rps } : {}) };
+    rows.push(...sides.map((s) => got.get(s) as Row));
   };
-  const tasks = (state: string) => sql<{ id: string; poster_id: number; claimer_id: number | null }[]>`
-    SELECT id, poster_id::int, claimer_id::int FROM tasks WHERE state = ${state} ORDER BY seq`;
   try {
     // More posts than a phase can make: every post is paid for (1 credit of each poster's 1,000).
-    const posts = Array.from({ length: POSTERS * 1000 }, (_, i) => ({
-      path: '/api/v1/habitat/tasks',
-      authorization: `Bearer ${(posters[i % POSTERS] as { token: string }).token}`,
-    }));
-    await phase('task post', JSON.stringify({ title: 'bench task', body: 'a task posted by the benchmark', reward_points: 1 }), posts);
-    const open = await tasks('open');
     await phase(
-      'task claim',
-      '{}',
-      open.map((t, i) => ({
-        path: `/api/v1/habitat/tasks/${t.id}/claim`,
-        authorization: `Bearer ${(solvers[i % SOLVERS] as { token: string }).token}`,
-      })),
+      'task post',
+      JSON.stringify({ title: 'bench task', body: 'a task posted by the benchmark', reward_points: 1 }),
+      async (side) => Array.from({ length: POSTERS * 1000 }, (_, i) => ({ path: '/api/v1/habitat/tasks', authorization: side.poster(i) })),
     );
-    const claimed = await tasks('claimed');
-    await phase(
-      'task deliver',
-      JSON.stringify({ body: 'the result' }),
-      claimed.map((t) => ({
+    await phase('task claim', '{}', async (side) =>
+      (await side.tasks('open')).map((t, i) => ({ path: `/api/v1/habitat/tasks/${t.id}/claim`, authorization: side.solver(i) })),
+    );
+    await phase('task deliver', JSON.stringify({ body: 'the result' }), async (side) =>
+      (await side.tasks('claimed')).map((t) => ({
         path: `/api/v1/habitat/tasks/${t.id}/submissions`,
-        authorization: `Bearer ${tokenOf.get(t.claimer_id as number)}`,
+        authorization: side.member(t.claimer_id as number),
       })),
     );
-    const delivered = await tasks('delivered');
-    await phase(
-      'task approve',
-      '{}',
-      delivered.map((t) => ({ path: `/api/v1/habitat/tasks/${t.id}/approve`, authorization: `Bearer ${tokenOf.get(t.poster_id)}` })),
+    await phase('task approve', '{}', async (side) =>
+      (await side.tasks('delivered')).map((t) => ({
+        path: `/api/v1/habitat/tasks/${t.id}/approve`,
+        authorization: side.member(t.poster_id),
+      })),
     );
   } finally {
     await sql.end();

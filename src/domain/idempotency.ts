@@ -160,7 +160,7 @@ function inTransaction(ctx: Ctx, tx: TransactionSql, held: BusMessage[]): Ctx {
     ...ctx,
     sql,
     bus,
-    services: { ...ctx.services, chatPosts: null, memoryPuts: null, tokenChecks: null },
+    services: { ...ctx.services, chatPosts: null, memoryPuts: null, taskWrites: null, tokenChecks: null },
   };
 }
 

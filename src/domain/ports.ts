@@ -9,6 +9,7 @@ import type { IdentityRow } from '../store/identities.js';
 import type { NewMemory, PutResult } from '../store/memory.js';
 import type { ChatMessage } from './chat-record.js';
 import type { Metrics } from './metrics.js';
+import type { TaskDone, TaskWrite } from './task-writes.js';
 import { VersionedMemo } from './versioned-memo.js';
 
 export type { Sql };
@@ -138,6 +139,9 @@ export interface NodeServices {
   /** Memory writes, grouped (src/domain/memory.ts openMemoryWrites): a write in, its result out
    * once committed. */
   memoryPuts: { submit(write: NewMemory): Promise<PutResult> } | null;
+  /** Task posts and moves, grouped (src/domain/tasks.ts openTaskWrites): a write in, its task's
+   * view and moves (or its refusal) out once committed. */
+  taskWrites: { submit(write: TaskWrite): Promise<TaskDone> } | null;
   /** Member tokens resolved for reads, forgotten when any token changes (src/domain/token-cache.ts openTokenCache). */
   tokenCache: TokenCacheState | null;
   /** Values built once per version of what they show (src/domain/versioned-memo.ts): serialized pages. */
@@ -156,6 +160,7 @@ export const noServices = (): NodeServices => ({
   chatIndexer: null,
   tokenChecks: null,
   memoryPuts: null,
+  taskWrites: null,
   tokenCache: null,
   memo: new VersionedMemo(),
   registerWork: { count: null, lastPrune: 0 },

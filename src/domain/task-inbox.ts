@@ -1,6 +1,6 @@
 // What a task move puts in members' inboxes (DECISIONS.md "Inbox": the member's task claimed,
 // delivered, approved, expired, cancelled; its claim lapsed; its delivery approved or
-// auto-approved). Written by applyMove in the move's own transaction.
+// auto-approved). Decided by planMove (src/domain/task-moves.ts), written in the move's own transaction.
 import type { TaskEventType } from '../machines/task.js';
 import type { TaskRow } from '../store/tasks.js';
 import { excerpt, type NewItem } from './inbox.js';

@@ -2,21 +2,26 @@
 // into the task's own escrow account in the transaction that creates the task; every later move
 // locks the task row first, so concurrent moves on one task resolve to exactly one outcome.
 import { randomUUID } from 'node:crypto';
-import { deadlineOf, TASK_INITIAL, type TaskEventType, type TaskState } from '../machines/task.js';
+import { deadlineOf, TASK_INITIAL, type TaskState } from '../machines/task.js';
+import { GroupCommit } from '../store/group-commit.js';
 import type { IdentityRow } from '../store/identities.js';
-import { balanceOf, identityAccount, openAccount, transfer } from '../store/ledger.js';
-import { addPoints } from '../store/points.js';
+import { balanceOf, identityAccount, type Tx } from '../store/ledger.js';
+import { type PipelinedTx, pipelinedTx } from '../store/pipelined-tx.js';
 import { pgCode, txWithRetry } from '../store/retry.js';
-import type { TaskRow } from '../store/tasks.js';
+import type { SubmissionRow, TaskRow, TaskWrites } from '../store/tasks.js';
 import * as store from '../store/tasks.js';
+import { noWrites } from '../store/tasks.js';
 import { UNTRUSTED } from './caller.js';
-import { fail } from './errors.js';
-import { addItems, link } from './inbox.js';
+import { CommonsError, fail, isOutage } from './errors.js';
+import { link } from './inbox.js';
 import { REWARD_POINTS, rewardRange } from './limits.js';
 import { actorOf, itemsFor } from './mentions.js';
 import type { Ctx } from './ports.js';
-import { applyMove, type FiredEvent, POINTS, publishMoves, settleDue, taskEscrow, taskRef, viewOf } from './task-moves.js';
+import { firedOf, type PlannedMove, planDue, planMove, planPost, publishMoves, taskEscrow } from './task-moves.js';
 import { type TaskView, taskView } from './task-view.js';
+import type { PostInput, TaskAction, TaskDone, TaskWrite } from './task-writes.js';
+
+export type { PostInput, TaskAction, TaskDone, TaskWrite } from './task-writes.js';
 
 const EMPTY_BOARD_NEXT = [
   {
@@ -29,47 +34,13 @@ const EMPTY_BOARD_NEXT = [
 export const REWARD_MIN = REWARD_POINTS.min;
 export const REWARD_MAX = REWARD_POINTS.max;
 
-export interface PostInput {
-  title: string;
-  body: string;
-  reward_points: number;
-}
-
 export async function postTask(ctx: Ctx, member: IdentityRow, input: PostInput): Promise<TaskView> {
   const reward = input.reward_points;
   if (!Number.isInteger(reward) || reward < REWARD_MIN || reward > REWARD_MAX) {
     fail('REWARD_OUT_OF_RANGE', `reward_points must be ${rewardRange}`);
   }
-  const id = randomUUID();
-  const now = ctx.clock.now();
-  const open = deadlineOf(TASK_INITIAL);
   try {
-    const { view, fired } = await txWithRetry(ctx.sql, async (tx) => {
-      const escrow = taskEscrow(id);
-      // The escrow belongs to the poster, so GET /ai/me shows it as credits.escrowed.
-      await openAccount(tx, escrow, 'escrow', member.id);
-      await transfer(tx, identityAccount(member.id), escrow, reward, 'task_escrow', taskRef(id));
-      const { row, seq } = await store.insertTask(tx, {
-        id,
-        title: input.title,
-        body: input.body,
-        reward,
-        posterId: member.id,
-        escrowAccount: escrow,
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + (open?.afterMs ?? 0)),
-        state: TASK_INITIAL,
-      });
-      await addPoints(tx, { identityId: member.id }, 'task_posted', POINTS.posted, taskRef(id));
-      // Mentions in a task's title or body (DECISIONS.md "Inbox").
-      const w = { authorId: member.id, actor: actorOf(member.id), text: `${input.title}\n${input.body}` };
-      const url = link(ctx, `/api/v1/habitat/tasks/${id}`);
-      const items = await addItems(tx, itemsFor({ ...w, subjectType: 'task', subjectId: id, url }));
-      const f: FiredEvent = { seq, taskId: id, event: 'POST', from: null, to: TASK_INITIAL, items };
-      return { view: await viewOf(tx, row), fired: [f] };
-    });
-    await publishMoves(ctx, fired, new Map([[id, view]]));
-    return view;
+    return await submitMove(ctx, { kind: 'post', member, input, id: randomUUID() });
   } catch (err) {
     // The overdraft is refused by the database itself (ledger_accounts.balance_not_negative).
     if (pgCode(err) === '23514' && (err as { constraint_name?: string }).constraint_name === 'balance_not_negative') {
@@ -80,7 +51,158 @@ export async function postTask(ctx: Ctx, member: IdentityRow, input: PostInput):
   }
 }
 
-export type TaskAction = Extract<TaskEventType, 'CLAIM' | 'SUBMIT' | 'APPROVE' | 'CANCEL'>;
+const taskOf = (wr: TaskWrite): string => (wr.kind === 'post' ? wr.id : wr.taskId);
+
+/** Runs one write through the node's grouped task writes (or alone when they are not started, as
+ * in an idempotent write's transaction), then announces its moves. */
+async function submitMove(ctx: Ctx, wr: TaskWrite): Promise<TaskView> {
+  const group = ctx.services.taskWrites;
+  const done = group ? await group.submit(wr) : ((await commitTaskWrites(ctx, [wr], true))[0] as TaskDone);
+  if (!done.ok) throw done.err;
+  await publishMoves(ctx, done.fired, new Map([[taskOf(wr), done.view]]));
+  return done.view;
+}
+
+/** Decides one write on the locked rows, adding its rows to `w`; throws a refusal. */
+function planWrite(ctx: Ctx, w: TaskWrites, wr: TaskWrite, locked: Map<string, TaskRow>, now: Date): PlannedMove[] {
+  const base = ctx.publicUrl();
+  if (wr.kind === 'post') {
+    const open = deadlineOf(TASK_INITIAL);
+    const { member, input, id } = wr;
+    // Mentions in a task's title or body (DECISIONS.md "Inbox").
+    const said = { authorId: member.id, actor: actorOf(member.id), text: `${input.title}\n${input.body}` };
+    const url = link(ctx, `/api/v1/habitat/tasks/${id}`);
+    const task = {
+      id,
+      title: input.title,
+      body: input.body,
+      reward: input.reward_points,
+      posterId: member.id,
+      escrowAccount: taskEscrow(id),
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + (open?.afterMs ?? 0)),
+      state: TASK_INITIAL,
+    };
+    return [planPost(w, task, itemsFor({ ...said, subjectType: 'task', subjectId: id, url }))];
+  }
+  const row = locked.get(wr.taskId);
+  // A task the operator hid is gone for callers, as writing under a hidden post is (404).
+  if (!row || row.hidden_at) return fail('NOT_FOUND', `no task ${wr.taskId}`, { next: { method: 'GET', path: '/api/v1/habitat/tasks' } });
+  // A deadline already due fires first, so a late scheduler never lets a move slip past it.
+  // If the caller's move is then refused, neither is written (the deadline fires on the
+  // scheduler's next pass).
+  const settled = planDue(w, row, now, base);
+  authorize(settled.task, wr.member.id, wr.action);
+  const moved = planMove(w, settled.task, wr.action, {
+    actorId: wr.member.id,
+    at: now,
+    base,
+    ...(wr.submission ? { submission: wr.submission } : {}),
+  });
+  return [...settled.moves, moved.move];
+}
+
+/** How a commit of task writes reaches the database: the moves' rows locked, then the writes
+ * sent with the reads of the answers (and, on a pipelined transaction, with COMMIT). */
+interface TaskTx {
+  lock(ids: string[]): Promise<TaskRow[]>;
+  write(w: TaskWrites, ids: string[], withSubmissions: string[], last: boolean): Promise<[store.Applied, TaskRow[], SubmissionRow[]]>;
+}
+
+/** A transaction of postgres.js's own (sql.begin, retried): where the node's group is not running,
+ * as in an idempotent write's transaction (its `begin` a savepoint). */
+const ownTx = (tx: Tx): TaskTx => ({
+  lock: async (ids) => store.lockTasks(tx, ids),
+  write: (w, ids, subs) => Promise.all([store.applyWrites(tx, w), store.getTasks(tx, ids), store.submissionsOf(tx, subs)]),
+});
+
+/** A pipelined transaction (src/store/pipelined-tx.ts): BEGIN goes with the lock, COMMIT with the
+ * writes and reads, so a group of posts is one round trip and a group of moves two. */
+const pipelined = (tx: PipelinedTx): TaskTx => ({
+  lock: (ids) => tx.send(store.lockTasks(tx.sql, ids)),
+  write: async (w, ids, subs, last) => {
+    const applied = store.applyWritesQuery(tx.sql, w);
+    const sent = [tx.send(applied.query), tx.send(store.getTasks(tx.sql, ids))] as const;
+    const submissions = subs.length > 0 ? tx.send(store.submissionsQuery(tx.sql, subs)) : Promise.resolve([]);
+    const committed = last ? tx.commit() : Promise.resolve();
+    const [out, rows, got] = await Promise.all([sent[0], sent[1], submissions, committed]);
+    return [applied.answer(out), rows, got];
+  },
+});
+
+/**
+ * Commits task writes together: one transaction, the tasks locked in one statement (id order),
+ * each write decided in the node (the machine, the authorization, due deadlines) and all their
+ * rows written by one statement (sql/functions/task_moves_apply.sql), the tasks read back for the
+ * answers in the same round trip. A refused write (4xx) is left out and answered with its
+ * refusal; a failure of the database's (an overdraft) fails the whole call, and the group commit
+ * retries its writes one by one. Two writes on one task go in turns within the transaction, in
+ * submission order, the later deciding from the row the earlier left (one of two claims wins).
+ */
+export async function commitTaskWrites(ctx: Ctx, batch: TaskWrite[], own = false): Promise<TaskDone[]> {
+  if (own) return txWithRetry(ctx.sql, (tx) => decideAndWrite(ctx, batch, ownTx(tx)));
+  return pipelinedTx(ctx.sql, (tx) => decideAndWrite(ctx, batch, pipelined(tx)));
+}
+
+async function decideAndWrite(ctx: Ctx, batch: TaskWrite[], tx: TaskTx): Promise<TaskDone[]> {
+  const now = ctx.clock.now();
+  const done: TaskDone[] = new Array(batch.length);
+  let pending = batch.map((_, i) => i);
+  while (pending.length > 0) {
+    const turn: number[] = [];
+    const later: number[] = [];
+    const moving = new Set<string>();
+    for (const i of pending) {
+      const wr = batch[i] as TaskWrite;
+      if (wr.kind === 'act') {
+        if (moving.has(wr.taskId)) {
+          later.push(i);
+          continue;
+        }
+        moving.add(wr.taskId);
+      }
+      turn.push(i);
+    }
+    const locked = new Map(moving.size > 0 ? (await tx.lock([...moving])).map((r) => [r.id, r]) : []);
+    const w = noWrites();
+    const planned: { i: number; moves: PlannedMove[]; at: { events: number; items: number } }[] = [];
+    for (const i of turn) {
+      const own = noWrites();
+      try {
+        const moves = planWrite(ctx, own, batch[i] as TaskWrite, locked, now);
+        planned.push({ i, moves, at: { events: w.events.length, items: w.items.length } });
+        for (const k of Object.keys(w) as (keyof TaskWrites)[]) (w[k] as unknown[]).push(...own[k]);
+      } catch (err) {
+        if (!(err instanceof CommonsError)) throw err;
+        done[i] = { ok: false, err };
+      }
+    }
+    if (planned.length > 0) {
+      const idOf = (p: { i: number }) => taskOf(batch[p.i] as TaskWrite);
+      // A task open or claimed has no submissions (nothing moves back to those states).
+      const withSubs = planned.filter((p) => p.moves.some((m) => m.to !== 'open' && m.to !== 'claimed')).map(idOf);
+      const [out, rows, subs] = await tx.write(w, planned.map(idOf), withSubs, later.length === 0);
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      for (const p of planned) {
+        const row = byId.get(idOf(p));
+        if (!row) throw new Error(`task ${idOf(p)} not read back`);
+        done[p.i] = { ok: true, view: taskView(row, subs), fired: firedOf(p.moves, out, p.at) };
+      }
+    }
+    pending = later;
+  }
+  return done;
+}
+
+/** Starts this node's grouped task writes (the composition root calls it once): concurrent posts
+ * and moves share one transaction and one commit (src/store/group-commit.ts). Returns its stop. */
+export function openTaskWrites(ctx: Ctx): () => void {
+  const group = new GroupCommit((batch: TaskWrite[]) => commitTaskWrites(ctx, batch), 500, undefined, isOutage);
+  ctx.services.taskWrites = group;
+  return () => {
+    if (ctx.services.taskWrites === group) ctx.services.taskWrites = null;
+  };
+}
 
 /** Who may ask for a move at all (403); whether the move fits the state is the machine's call (409). */
 function authorize(task: TaskRow, actorId: number, action: TaskAction): void {
@@ -95,27 +217,7 @@ function authorize(task: TaskRow, actorId: number, action: TaskAction): void {
 }
 
 export async function actOnTask(ctx: Ctx, member: IdentityRow, taskId: string, action: TaskAction, submission?: string): Promise<TaskView> {
-  const { view, fired } = await txWithRetry(ctx.sql, async (tx) => {
-    const now = ctx.clock.now();
-    const locked = await store.lockTask(tx, taskId);
-    // A task the operator hid is gone for callers, as writing under a hidden post is (404).
-    if (!locked || locked.hidden_at)
-      return fail('NOT_FOUND', `no task ${taskId}`, { next: { method: 'GET', path: '/api/v1/habitat/tasks' } });
-    // A deadline already due fires first, so a late scheduler never lets a move slip past it.
-    // If the caller's move is then refused, the whole transaction (the deadline too) rolls back
-    // and the scheduler fires it on its next pass.
-    const settled = await settleDue(tx, locked, now, ctx.publicUrl());
-    authorize(settled.task, member.id, action);
-    const moved = await applyMove(tx, settled.task, action, {
-      actorId: member.id,
-      at: now,
-      base: ctx.publicUrl(),
-      ...(submission ? { submission } : {}),
-    });
-    return { view: await viewOf(tx, moved.task), fired: [...settled.fired, moved] };
-  });
-  await publishMoves(ctx, fired, new Map([[taskId, view]]));
-  return view;
+  return submitMove(ctx, { kind: 'act', member, taskId, action, submission });
 }
 
 export async function taskDetail(ctx: Ctx, taskId: string): Promise<TaskView> {

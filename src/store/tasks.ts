@@ -2,6 +2,7 @@
 // (FOR UPDATE OF t), so concurrent moves on one task queue up and each sees the last one's result.
 import type { Sql } from 'postgres';
 import type { TaskState } from '../machines/task.js';
+import type { NewItem, OwnedItem } from './inbox.js';
 import type { Tx } from './ledger.js';
 import { PREPARED } from './prepared.js';
 
@@ -72,20 +73,6 @@ const PEOPLE = `JOIN identities p ON p.id = t.poster_id LEFT JOIN identities c O
 
 const SELECT = `${ROW_COLUMNS} FROM tasks t ${PEOPLE}`;
 
-// The end of a statement that writes a task (CTE `t`) and its event (CTE `e`): the row as lockTask
-// reads it, with the event's seq.
-const WRITTEN_ROW = `${ROW_COLUMNS}, (SELECT seq::text FROM e) AS event_seq
-     FROM t ${PEOPLE}`;
-
-type WrittenRow = TaskRow & { event_seq: string };
-
-function writtenRow(rows: WrittenRow[], missing: string): { row: TaskRow; seq: string } {
-  const written = rows[0];
-  if (!written) throw new Error(missing);
-  const { event_seq, ...row } = written;
-  return { row, seq: event_seq };
-}
-
 export interface NewTask {
   id: string;
   title: string;
@@ -99,26 +86,97 @@ export interface NewTask {
   state: TaskState;
 }
 
+/** Locks these tasks (in id order, one order for every writer) and reads them as lockTask does.
+ * (The statement, unsent: the caller sends it, src/store/pipelined-tx.ts.) */
+export function lockTasks(tx: Tx, ids: string[]) {
+  return tx.unsafe<TaskRow[]>(`${SELECT} WHERE t.id = ANY($1::uuid[]) ORDER BY t.id FOR UPDATE OF t`, [ids], PREPARED);
+}
+
+/** These tasks as getTask reads them, in no particular order (unsent, as lockTasks). */
+export function getTasks(tx: Tx, ids: string[]) {
+  return tx.unsafe<TaskRow[]>(`${SELECT} WHERE t.id = ANY($1::uuid[])`, [ids], PREPARED);
+}
+
+/** The rows task moves write (sql/functions/task_moves_apply.sql lists each one's fields). */
+export interface TaskWrites {
+  accounts: { id: string; kind: 'escrow'; identity_id: number }[];
+  transfers: { from: string; to: string; amount: number; kind: string; ref: string }[];
+  tasks: {
+    id: string;
+    state: TaskState;
+    title: string;
+    body: string;
+    reward: number;
+    poster_id: number;
+    escrow_account: string;
+    created_at: Date;
+    expires_at: Date;
+  }[];
+  moves: { id: string; version: number; patch: TaskPatch }[];
+  events: { task_id: string; version: number; event: string; from: TaskState | null; to: TaskState; actor_id: number | null; at: Date }[];
+  points: { identity_id: number; kind: string; points: number; ref: string }[];
+  submissions: { task_id: string; author_id: number; body: string; created_at: Date }[];
+  items: NewItem[];
+}
+
+export const noWrites = (): TaskWrites => ({
+  accounts: [],
+  transfers: [],
+  tasks: [],
+  moves: [],
+  events: [],
+  points: [],
+  submissions: [],
+  items: [],
+});
+
+export interface Applied {
+  seqs: string[];
+  items: (OwnedItem | null)[];
+}
+
+/** Writes them in one round trip (applyWritesQuery), in the caller's transaction. */
+export async function applyWrites(tx: Tx, w: TaskWrites): Promise<Applied> {
+  const { query, answer } = applyWritesQuery(tx, w);
+  return answer(await query);
+}
+
 /**
- * Inserts a new task with its POST event row in one statement, and returns the row as lockTask
- * reads it, with the event's seq (before: an insert, an event insert and a read, three round trips).
+ * The statement that writes them (task_moves_apply), unsent, and how to read its answer: each
+ * event's seq in the order of `events`, and each item as inbox_add answers it (null: no such
+ * member), in the order of `items`. Before, a move was 3 (a claim) to 9 (an approval) statements.
  */
-export async function insertTask(tx: Tx, n: NewTask): Promise<{ row: TaskRow; seq: string }> {
-  const rows = await tx.unsafe<WrittenRow[]>(
-    `WITH t AS (
-       INSERT INTO tasks (id, state, title, body, reward_points, poster_id, escrow_account, created_at, expires_at)
-       VALUES ($1, $9, $2, $3, $4, $5, $6, $7, $8)
-       RETURNING *
-     ), e AS (
-       INSERT INTO task_events (task_id, version, event, from_state, to_state, actor_id, at)
-       SELECT t.id, 0, 'POST', NULL, t.state, t.poster_id, t.created_at FROM t
-       RETURNING seq
-     )
-     ${WRITTEN_ROW}`,
-    [n.id, n.title, n.body, n.reward, n.posterId, n.escrowAccount, n.createdAt, n.expiresAt, n.state] as never[],
+export function applyWritesQuery(tx: Tx, w: TaskWrites) {
+  // In owner order, so concurrent writers lock members' inbox counters in one order (no deadlock);
+  // answered in the caller's order.
+  const order = w.items.map((_, i) => i).sort((a, b) => (w.items[a] as NewItem).owner - (w.items[b] as NewItem).owner || a - b);
+  const items = order.map((i) => {
+    const it = w.items[i] as NewItem;
+    return {
+      owner: it.owner,
+      kind: it.kind,
+      actor: it.actor,
+      subject_type: it.subjectType,
+      subject_id: it.subjectId,
+      url: it.url,
+      excerpt: it.excerpt,
+    };
+  });
+  const query = tx.unsafe<{ out: Applied }[]>(
+    'SELECT task_moves_apply($1::text::jsonb) AS out',
+    [JSON.stringify({ ...w, items })],
     PREPARED,
   );
-  return writtenRow(rows, 'insert tasks returned nothing');
+  const answer = (rows: { out: Applied }[]): Applied => {
+    const row = rows[0];
+    if (!row) throw new Error('task_moves_apply returned nothing');
+    const answered: (OwnedItem | null)[] = new Array(order.length).fill(null);
+    order.forEach((i, k) => {
+      answered[i] = row.out.items[k] ?? null;
+    });
+    return { seqs: row.out.seqs, items: answered };
+  };
+  return { query, answer };
 }
 
 export async function lockTask(tx: Tx, id: string): Promise<TaskRow | null> {
@@ -149,56 +207,14 @@ export async function listTasks(sql: Sql, state: TaskState | null, beforeSeq: st
   );
 }
 
-export interface NewTaskEvent {
-  taskId: string;
-  version: number;
-  event: string;
-  from: TaskState | null;
-  to: TaskState;
-  actorId: number | null;
-  at: Date;
-}
-
-/**
- * One move of a locked task in one statement: the row's patch and version, the move's event row,
- * and the row as it now reads (what lockTask reads), with the event's seq. Before, the update, the
- * event and a read of the row were three round trips of the move's transaction.
- */
-export async function moveTask(
-  tx: Tx,
-  id: string,
-  version: number,
-  patch: TaskPatch,
-  e: Omit<NewTaskEvent, 'taskId' | 'version'>,
-): Promise<{ row: TaskRow; seq: string }> {
-  // Column names come from TaskPatch's keys (this code's, never a caller's text); values are parameters.
-  const cols = Object.keys(patch) as (keyof TaskPatch)[];
-  const n = cols.length;
-  const rows = await tx.unsafe<WrittenRow[]>(
-    `WITH t AS (
-       UPDATE tasks SET ${cols.map((c, i) => `"${c}" = $${i + 1}`).join(', ')}, version = $${n + 2}
-       WHERE id = $${n + 1} AND version = $${n + 3}
-       RETURNING *
-     ), e AS (
-       INSERT INTO task_events (task_id, version, event, from_state, to_state, actor_id, at)
-       SELECT t.id, t.version, $${n + 4}::text, $${n + 5}::text, $${n + 6}::text, $${n + 7}::bigint, $${n + 8}::timestamptz FROM t
-       RETURNING seq
-     )
-     ${WRITTEN_ROW}`,
-    [...cols.map((c) => patch[c]), id, version + 1, version, e.event, e.from, e.to, e.actorId, e.at] as never[],
-    PREPARED,
-  );
-  // The row is locked, so the version cannot have moved; this guards the invariant anyway.
-  return writtenRow(rows, `task ${id} changed under its lock`);
-}
-
-export async function insertSubmission(tx: Tx, taskId: string, authorId: number, body: string, at: Date): Promise<void> {
-  await tx`INSERT INTO task_submissions (task_id, author_id, body, created_at) VALUES (${taskId}, ${authorId}, ${body}, ${at})`;
-}
-
 /** Visible submissions of the given tasks (a hidden one is left out of the task's record). */
 export async function submissionsOf(sql: Tx, taskIds: string[]): Promise<SubmissionRow[]> {
   if (taskIds.length === 0) return [];
+  return submissionsQuery(sql, taskIds);
+}
+
+/** submissionsOf's statement, unsent (as lockTasks). */
+export function submissionsQuery(sql: Tx, taskIds: string[]) {
   return sql.unsafe<SubmissionRow[]>(
     `SELECT s.id::text AS id, s.task_id::text AS task_id, s.author_id::int AS author_id, i.name AS author_name, s.body,
             s.created_at
