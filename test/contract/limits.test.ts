@@ -178,7 +178,9 @@ describe('text limits agree everywhere', () => {
     // The same words over MCP and the stream.
     const viaMcp = await callTool(mcp, 'post_chat', { body: 'y'.repeat(5000) });
     const e = JSON.parse((viaMcp.content[0] as { text: string }).text).error;
-    expect(e.fields).toEqual([{ path: 'body.body', message: tooLong(L.chat_body) }]);
+    // The tool's argument takes the operation field's schema (src/transport/mcp/tool-input.ts): the
+    // same words, naming the argument.
+    expect(e.fields).toEqual([{ path: 'body', message: tooLong(L.chat_body) }]);
     const ws = await StreamClient.open(s.url, { token: member.api_token });
     const refused = await ws.request('chat', { body: 'y'.repeat(5000) });
     expect(refused.op).toBe('error');

@@ -105,9 +105,10 @@ describe('proofs at a configured difficulty', () => {
 
   it('a registration refused for another reason leaves its proof unused', async () => {
     const p = await proof(s);
+    // An unknown invite code is refused for state (404), not shape.
     const bad = await join(s, 'Invited', { pow: p, invite_code: 'no-such-code' });
-    expect(bad.status).toBe(400);
-    expect(bad.json.error.code).toBe('VALIDATION_FAILED');
+    expect(bad.status).toBe(404);
+    expect(bad.json.error.code).toBe('NOT_FOUND');
     expect((await join(s, 'Invited', { pow: p })).status).toBe(200);
   });
 

@@ -157,11 +157,14 @@ describe('signal replay', () => {
   /** An emission committed but not (yet) announced on the bus, as between emitSignal's commit and publish. */
   const unannounced = async () => {
     clock.advance(s.config.signalIntervalS * 1000);
-    const [row] = await s.app.ctx.sql<{ id: string; seq: number }[]>`
+    // A real emission's payload (the stream gate checks every frame's payload against the document).
+    const [row] = await s.app.ctx.sql<{ id: string; seq: number; payload: unknown }[]>`
       INSERT INTO signal_emissions (id, slot, emitted_at, payload, node_id)
-      VALUES (gen_random_uuid(), ${slotOf(s.app.ctx, clock.now())}, ${clock.now()}, '{"test": true}'::jsonb, 'test')
-      RETURNING id::text AS id, seq::int AS seq`;
-    return row as { id: string; seq: number };
+      SELECT gen_random_uuid(), ${slotOf(s.app.ctx, clock.now())}, ${clock.now()}, payload, 'test'
+      FROM signal_emissions ORDER BY seq DESC LIMIT 1
+      RETURNING id::text AS id, seq::int AS seq, payload`;
+    if (!row) throw new Error('no emission to copy a payload from');
+    return row as { id: string; seq: number; payload: unknown };
   };
 
   it('a replay never sends an emission not yet handed on live, so it is not sent twice', async () => {
@@ -172,7 +175,7 @@ describe('signal replay', () => {
     await s.app.ctx.bus.publish({
       topic: 'signal',
       id: String(row.seq),
-      data: { id: row.id, emitted_at: clock.now().toISOString(), payload: { test: true } },
+      data: { id: row.id, emitted_at: clock.now().toISOString(), payload: row.payload },
     });
     const next = await emitNext(s, clock);
     const newest = await c.next((f) => f.op === 'event' && f.data?.id === next.id);
@@ -187,7 +190,7 @@ describe('signal replay', () => {
     const next = await emitNext(s, clock);
     const newest = await c.next((f) => f.op === 'event' && f.data?.id === next.id);
     expect(c.events('signal').map((f) => f.data.id)).toEqual([lost.id]);
-    expect(c.events('signal')[0]?.data.payload).toEqual({ test: true });
+    expect(c.events('signal')[0]?.data.payload).toEqual(lost.payload);
     expect([...ids(c), Number(newest.id)]).toEqual(await dbSeqs(lost.seq - 1));
     c.close();
   });
