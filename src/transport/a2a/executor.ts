@@ -129,18 +129,19 @@ export class CommonsExecutor implements AgentExecutor {
       const e = refusedPart(asked.args) as CommonsError;
       data = { error: { ...errorView(e), next: skillNext(e.next) } };
       metadata = { skill: asked.skill, ok: false };
-    } else if (unknownFields(this.deps, asked.skill, asked.args).length > 0) {
-      // A data part's field the skill does not define is refused and named, as REST refuses an
-      // unknown body field (DECISIONS.md "Contract exactness"): nothing is performed.
-      const fields = unknownFields(this.deps, asked.skill, asked.args);
-      const e = new CommonsError('VALIDATION_FAILED', `invalid data part: ${fields.map((f) => f.path).join(', ')}`, { fields });
-      data = { error: { ...errorView(e), next: skillNext(e.next) } };
-      metadata = { skill: asked.skill, ok: false };
     } else {
       // The data part's `idempotency_key` is the write's key (DECISIONS.md "Idempotent writes"), as
       // an MCP tool call's argument is: the same rules as the REST Idempotency-Key header.
       const { idempotency_key: key, ...args } = asked.args;
-      const call = { ...restCall(asked.skill, args, asked.text), idempotencyKey: keyOf(key) };
+      // A data part's field the skill does not define is refused and named, as REST refuses an
+      // unknown body field (DECISIONS.md "Contract exactness"), once the call is admitted (its
+      // credential and budget first, as on every door): nothing is performed.
+      const check = () => {
+        const fields = unknownFields(this.deps, asked.skill, asked.args);
+        if (fields.length > 0)
+          throw new CommonsError('VALIDATION_FAILED', `invalid data part: ${fields.map((f) => f.path).join(', ')}`, { fields });
+      };
+      const call = { ...restCall(asked.skill, args, asked.text), idempotencyKey: keyOf(key), check };
       const out = await perform(this.deps, call, who);
       if (out.issued) {
         rc.context.state.set(ISSUED_KEY, out.issued);

@@ -154,21 +154,23 @@ function buildServer(deps: ActionDeps, who: CallerInfo, issued: Issued): Server 
     } catch (err) {
       return toolError(toCommonsError(err), {});
     }
-    const parsed = input.safeParse(request.params.arguments ?? {});
-    if (!parsed.success) {
+    // The tool's schema is checked once the call is admitted (its credential and budget first, as
+    // on every door), before the REST operation's own validation.
+    const check = () => {
+      const parsed = input.safeParse(request.params.arguments ?? {});
+      if (parsed.success) return;
       const fields = fieldIssues(parsed.error.issues, 'arguments');
       const code = codeOf(parsed.error.issues);
       const message =
         code === 'VALIDATION_FAILED' ? `invalid arguments: ${fields.map((f) => f.path).join(', ')}` : (fields[0]?.message ?? code);
-      const e = new CommonsError(code, message, { fields });
-      return toolError(e, {});
-    }
+      throw new CommonsError(code, message, { fields });
+    };
     // The idempotency key is the call's (DECISIONS.md "Idempotent writes"), not the REST body's:
-    // the runner checks its syntax and answers a repeat with the first answer.
-    // The arguments as sent (a field's schema may transform its value, a registration number to
-    // its number): the REST route parses them again.
+    // the runner checks its syntax and answers a repeat with the first answer. The arguments go
+    // on as sent (a field's schema may transform its value, a registration number to its number):
+    // the REST route parses them again.
     const { idempotency_key: key, ...args } = (request.params.arguments ?? {}) as Record<string, unknown>;
-    return run(deps, tool, args, who, issued, tool.readOnly || typeof key !== 'string' ? undefined : key);
+    return run(deps, tool, args, who, issued, tool.readOnly || typeof key !== 'string' ? undefined : key, check);
   });
   return server;
 }
@@ -187,8 +189,9 @@ async function run(
   who: CallerInfo,
   issued: Issued,
   idempotencyKey: string | undefined,
+  check: () => void,
 ): Promise<CallToolResult> {
-  const out = await perform(deps, { ...tool.call(args), idempotencyKey }, who);
+  const out = await perform(deps, { ...tool.call(args), idempotencyKey, check }, who);
   const meta: Record<string, unknown> = {};
   if (out.issued) {
     Object.assign(issued, out.issued);

@@ -31,6 +31,10 @@ export interface RestCall {
   /** The tool call's `idempotency_key` (DECISIONS.md "Idempotent writes"): the same rules as the
    * Idempotency-Key header of the REST operation. */
   idempotencyKey?: string | undefined;
+  /** The door's own check of its arguments (an MCP tool's input schema, an A2A data part's
+   * fields), run after admission (credential, budget) and before the operation's validation, so
+   * every door refuses in one order (DECISIONS.md "Every door, the same rules"). */
+  check?: () => void;
 }
 
 /** Who called: the credentials presented with the protocol request. */
@@ -73,6 +77,7 @@ async function performNow(deps: ActionDeps, call: RestCall, who: CallerInfo): Pr
         headers: keyedHeaders(who.headers, call.idempotencyKey),
         ip,
         requestId: randomUUID(),
+        ...(call.check ? { check: call.check } : {}),
       },
       out,
     );

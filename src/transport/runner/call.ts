@@ -33,6 +33,8 @@ export interface OperationCall {
   /** The client address (TRUST_PROXY applied). */
   ip: string;
   requestId: string;
+  /** The door's own check of its arguments, run once the request is admitted (actions.ts). */
+  check?: () => void;
   /** A caller already known (a stream session after `auth`): its credentials are not resolved
    * again, and its limits count against `subject`. */
   session?: { caller: Caller; subject: LimitSubject };

@@ -22,6 +22,8 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
   const r = call.route;
   // Who calls, with what: the one admission path (src/transport/admission/admit-call.ts).
   const { caller, cred, json, key } = await admitCall(deps, call, out);
+  // The door's own check of its arguments (an MCP tool's schema), then the operation's.
+  call.check?.();
   const keyedBy = key === undefined ? undefined : { route: r, call, json, key, caller, credential: cred ?? NO_CREDENTIAL };
   if (r.precheck) {
     refuseUnknown(r.body, json ?? {}, 'body');
