@@ -46,4 +46,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
 STOPSIGNAL SIGTERM
 # Exec form: node is PID 1 and receives SIGTERM itself (src/main.ts drains and exits 0); run with
 # `--init` (compose: `init: true`) so a reaper sits above it for the backup command's children.
-CMD ["node", "--enable-source-maps", "dist/main.js"]
+# --liftoff-only: the embedded store's WebAssembly on the baseline compiler (src/store/pglite-worker.mjs).
+CMD ["node", "--enable-source-maps", "--liftoff-only", "dist/main.js"]

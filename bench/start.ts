@@ -121,7 +121,7 @@ export async function run(opts: { rounds?: number; databaseUrl?: string; settleS
   const kinds: Kind[] = [
     {
       name: 'commons, embedded',
-      args: ['--enable-source-maps', 'dist/main.js'],
+      args: ['--enable-source-maps', '--liftoff-only', 'dist/main.js'],
       env: { ...base, DATABASE_URL: '' },
       api: true,
       fresh: freshDir,
@@ -130,7 +130,7 @@ export async function run(opts: { rounds?: number; databaseUrl?: string; settleS
       ? [
           {
             name: 'commons, PostgreSQL',
-            args: ['--enable-source-maps', 'dist/main.js'],
+            args: ['--enable-source-maps', '--liftoff-only', 'dist/main.js'],
             env: { ...base, DATABASE_URL: opts.databaseUrl },
             api: true,
             fresh: () => ({ ...freshDir(), DATABASE_SCHEMA: `bench_start_${randomBytes(4).toString('hex')}` }),

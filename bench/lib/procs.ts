@@ -67,7 +67,8 @@ export async function startCommons(opts: { databaseUrl?: string; env?: Record<st
   };
   // COMMONS_NODE_ARGS adds node flags to the server, e.g. `--cpu-prof --cpu-prof-dir=prof` to profile it.
   const nodeArgs = [...(process.env.COMMONS_NODE_ARGS ?? '').split(' ').filter(Boolean), ...(opts.nodeArgs ?? [])];
-  const child = spawn(process.execPath, [...nodeArgs, 'dist/main.js'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  // The flags `npm start` gives (package.json).
+  const child = spawn(process.execPath, ['--liftoff-only', ...nodeArgs, 'dist/main.js'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((ok, ko) => {
     let out = '';
     child.once('exit', (code) => ko(new Error(`commons exited with ${code}: ${out}`)));

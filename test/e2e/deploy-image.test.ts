@@ -80,7 +80,7 @@ describe('the image, played as plain processes', () => {
     const image = await build();
     // The image's bundle carries the postgres.js guard (the build stage applied it).
     expect(checkDistGuard(join(image.dir, 'dist'))).toEqual([]);
-    expect(image.cmd).toEqual(['node', '--enable-source-maps', 'dist/main.js']);
+    expect(image.cmd).toEqual(['node', '--enable-source-maps', '--liftoff-only', 'dist/main.js']);
     const compose = yaml.load(composeText) as {
       services: Record<string, { environment: Record<string, string>; healthcheck: { test: string[] } }>;
     };
