@@ -9,12 +9,12 @@
 // document. Members' operations carry a registered member's token, the operator's the operator
 // token; optional credentials alternate with none. Ids the fuzz itself created are mixed into
 // later path parameters, so lookups reach past 404.
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+
 import { JSONSchemaFaker } from 'json-schema-faker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectServerErrors } from '../helpers/contract-gate.js';
 import { OPERATOR_TOKEN, operatorEnv } from '../helpers/operator.js';
+import { samplesAjv, seeded } from '../helpers/samples.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: walking an arbitrary JSON document.
@@ -30,21 +30,7 @@ const STATE_400 = new Set(['POW_REQUIRED']);
 /** JSON-RPC codes that say the envelope itself is malformed, or (A2A) its version header. */
 const RPC_SHAPE = new Set([-32700, -32600, -32009]);
 
-const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-(addFormats as unknown as (a: Ajv2020) => void)(ajv);
-
-/** mulberry32: a small seeded generator, so every run sends the same requests. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const ajv = samplesAjv({ allErrors: true });
 
 /** A seed per operation from its name (FNV-1a), so adding an operation moves no other's seed. */
 function seedOf(name: string): number {

@@ -6,8 +6,6 @@
 // matrix (test/e2e/door-matrix.test.ts) by being in its table. Each door sends one request in its
 // own shape and reads the answer back as one outcome: the error code, or `ok`.
 import { randomUUID } from 'node:crypto';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { JSONSchemaFaker } from 'json-schema-faker';
 import { pack } from 'msgpackr';
 import { z } from 'zod';
@@ -18,6 +16,7 @@ import { TOOLS } from '../../src/transport/mcp/tools.js';
 import type { AnyRoute } from '../../src/transport/runner/route.js';
 import { Router } from '../../src/transport/runner/router.js';
 import { streamOps } from '../../src/transport/ws/ops.js';
+import { samplesAjv, seeded } from './samples.js';
 import type { TestServer } from './server.js';
 import { StreamClient } from './stream.js';
 
@@ -83,30 +82,18 @@ export const classOf = (r: AnyRoute) => classify(r.method, r);
 
 // ---- schema-valid samples (json-schema-faker, seeded) ------------------------------------------
 
-const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
-const ajv = new Ajv2020({ strict: false });
-(addFormats as unknown as (a: Ajv2020) => void)(ajv);
-const checkers = new Map<Json, (v: unknown) => boolean>();
+const ajv = samplesAjv();
+const checkers = new Map<string, (v: unknown) => boolean>();
 function checker(s: Json): (v: unknown) => boolean {
-  let c = checkers.get(s);
+  const { $schema: _, ...schema } = s;
+  const id = JSON.stringify(schema);
+  let c = checkers.get(id);
   if (!c) {
-    const { $schema: _, ...schema } = s;
     const v = ajv.compile(schema);
     c = (x) => v(x) === true;
-    checkers.set(s, c);
+    checkers.set(id, c);
   }
   return c;
-}
-
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const jsonSchema = (s: z.ZodType | undefined): Json | undefined =>
