@@ -18,9 +18,8 @@
 // server per backend for the whole matrix (limits on, each case from its own address).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Residents } from '../../src/actors/residents.js';
-import { presenceOf } from '../../src/domain/presence.js';
 import { signIn } from '../helpers/console.js';
+import { changedTables, type Fingerprint, fingerprinter, settled } from '../helpers/db.js';
 import {
   classOf,
   consoleSignIn,
@@ -38,24 +37,9 @@ import {
 } from '../helpers/doors.js';
 import { OPERATOR_TOKEN, operatorEnv } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
-import { waitFor } from '../helpers/wait.js';
 
 type Json = Record<string, unknown>;
 type CaseName = 'bad_utf8' | 'proto_key' | 'too_deep' | 'unknown_field' | 'bad_token' | 'spent_budget' | 'repeat_same' | 'repeat_other';
-
-/** Tables the node's actors fill after a commit (the chat index, mentions and deliveries, the
- * signal): derived from what was written, never written by a refused request themselves. */
-const DERIVED = new Set([
-  'chat_index',
-  'chat_search',
-  'inbox_items',
-  'inbox_outbox',
-  'inbox_counters',
-  'push_outbox',
-  'signal_emissions',
-  'nostr_events',
-  'settings',
-]);
 
 const targets = doorTargets();
 let s: TestServer;
@@ -63,7 +47,7 @@ let consoleSession: { cookie: string; csrf: string };
 let addresses = 0;
 /** A fresh address for each case (TRUST_PROXY=1), so no case spends another's budget. */
 const address = () => `198.51.${(++addresses >> 8) & 255}.${addresses & 255}`;
-let fingerprintSql = '';
+let fingerprint: () => Promise<Fingerprint>;
 
 beforeAll(async () => {
   // The probe (one lookup a second of an unknown member token past the budget) once an hour, so the
@@ -89,39 +73,16 @@ beforeAll(async () => {
   });
   const tools = ((await listed.json()) as { result: { tools: { name: string; inputSchema: Json }[] } }).result.tools;
   for (const t of targets.filter((x) => x.door === 'mcp')) t.inputSchema = tools.find((x) => x.name === t.name)?.inputSchema as Json;
-  const tables = await s.app.ctx.sql<{ t: string }[]>`SELECT tablename AS t FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1`;
-  fingerprintSql = `SELECT ${tables
-    .map((r) => r.t)
-    .filter((t) => !DERIVED.has(t))
-    .map((t) => `(SELECT count(*) || ':' || coalesce(sum(hashtext(x::text)::bigint), 0) FROM "${t}" x) AS "${t}"`)
-    .join(', ')}`;
+  fingerprint = fingerprinter(s);
 }, 120_000);
 afterAll(async () => {
   await s?.close();
 });
 
-/** Waits for what the node writes after an answer (the chat indexer's points and scores, the
- * coalesced heartbeats), so a case's window holds only what its own request wrote. */
-async function settle(): Promise<void> {
-  await waitFor(
-    async () => {
-      const [row] = await s.app.ctx.sql<
-        { n: number }[]
-      >`SELECT count(*)::int AS n FROM chat_messages WHERE seq > (SELECT indexed_seq FROM chat_index)`;
-      return row?.n === 0;
-    },
-    10_000,
-    'chat indexed',
-  );
-  await (presenceOf(s.app.ctx) as Residents).flush();
-}
+const settle = () => settled(s);
 
 /** A token in a member token's form that names nobody: looked up, not refused on sight. */
 const wrongMember = () => `cmn_${randomBytes(32).toString('base64url')}`;
-
-/** Every table's row count and content hash. */
-const fingerprint = async (): Promise<Json> => ((await s.app.ctx.sql.unsafe(fingerprintSql)) as unknown as Json[])[0] as Json;
-const changed = (a: Json, b: Json): string[] => Object.keys(a).filter((k) => a[k] !== b[k]);
 
 interface Row {
   case: CaseName;
@@ -136,7 +97,7 @@ async function observe(c: CaseName, run: () => Promise<Outcome>): Promise<Row & 
   const before = await fingerprint();
   const outcome = await run();
   await settle();
-  const written = changed(before, await fingerprint());
+  const written = changedTables(before, await fingerprint());
   const ready = (await fetch(`${s.url}/readyz`)).status === 200;
   return { case: c, code: outcome.code, written, ready, outcome };
 }
@@ -342,7 +303,7 @@ describe.each(['rest', 'stream-json', 'stream-msgpack', 'mcp', 'a2a', 'console']
       looked: true,
       rest: true,
     });
-    expect(changed(before, await fingerprint())).toEqual([]);
+    expect(changedTables(before, await fingerprint())).toEqual([]);
     expect((await fetch(`${s.url}/readyz`)).status).toBe(200);
   }, 120_000);
 });

@@ -1,6 +1,9 @@
-// Reading the database behind a test server: row counts (to check that a refusal wrote nothing)
-// and the numeric identity id inside a registration number.
+// Reading the database behind a test server: row counts and a whole-database fingerprint (to
+// check that a refusal wrote nothing) and the numeric identity id inside a registration number.
+import type { Residents } from '../../src/actors/residents.js';
+import { presenceOf } from '../../src/domain/presence.js';
 import type { TestServer } from './server.js';
+import { waitFor } from './wait.js';
 
 /** Rows in `table` (optionally filtered by a SQL condition written by the test itself). */
 export async function countRows(s: TestServer, table: string, where?: string): Promise<number> {
@@ -10,3 +13,58 @@ export async function countRows(s: TestServer, table: string, where?: string): P
 
 /** The identity id inside a registration number such as `ZHO-12`. */
 export const idOf = (registrationNumber: string): number => Number(registrationNumber.slice(3));
+
+/** Tables the node's actors fill after a commit (the chat index, mentions and deliveries, the
+ * signal): derived from what was written, never written by a refused request themselves. */
+const DERIVED = new Set([
+  'chat_index',
+  'chat_search',
+  'inbox_items',
+  'inbox_outbox',
+  'inbox_counters',
+  'push_outbox',
+  'signal_emissions',
+  'nostr_events',
+  'settings',
+]);
+
+export type Fingerprint = Record<string, unknown>;
+
+/** Every table's row count and content hash but the derived ones, in one statement (built once
+ * per server: the tables are those of its schema). */
+export function fingerprinter(s: TestServer): () => Promise<Fingerprint> {
+  let text: Promise<string> | undefined;
+  const statement = async () => {
+    const tables = await s.app.ctx.sql<
+      { t: string }[]
+    >`SELECT tablename AS t FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1`;
+    const parts = tables
+      .map((r) => r.t)
+      .filter((t) => !DERIVED.has(t))
+      .map((t) => `(SELECT count(*) || ':' || coalesce(sum(hashtext(x::text)::bigint), 0) FROM "${t}" x) AS "${t}"`);
+    return `SELECT ${parts.join(', ')}`;
+  };
+  return async () => {
+    text ??= statement();
+    return ((await s.app.ctx.sql.unsafe(await text)) as unknown as Fingerprint[])[0] as Fingerprint;
+  };
+}
+
+/** The tables whose rows differ between two fingerprints. */
+export const changedTables = (a: Fingerprint, b: Fingerprint): string[] => Object.keys(a).filter((k) => a[k] !== b[k]);
+
+/** Waits for what the node writes after an answer (the chat indexer's points and scores, the
+ * coalesced heartbeats), so a fingerprint taken next holds only what later requests write. */
+export async function settled(s: TestServer): Promise<void> {
+  await waitFor(
+    async () => {
+      const [row] = await s.app.ctx.sql<
+        { n: number }[]
+      >`SELECT count(*)::int AS n FROM chat_messages WHERE seq > (SELECT indexed_seq FROM chat_index)`;
+      return row?.n === 0;
+    },
+    10_000,
+    'chat indexed',
+  );
+  await (presenceOf(s.app.ctx) as Residents).flush();
+}
