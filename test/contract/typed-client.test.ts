@@ -4,13 +4,13 @@
 // and no cast (so every success answer's `data` is typed as present), then run with openapi-fetch:
 // register, chat, set memory, open a DM, set an inbox webhook and verify its delivery with
 // standardwebhooks, using the secret the service generated.
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
-import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { escapes, typeErrors } from '../helpers/strict-ts.js';
 
 const SOURCES = join(import.meta.dirname, 'typed-client');
 const DIR = join(import.meta.dirname, '..', '..', 'test-artifacts', `typed-client-${process.pid}`);
@@ -38,36 +38,6 @@ function placed(name: string): string {
   const file = join(DIR, name);
   copyFileSync(join(SOURCES, name), file);
   return file;
-}
-
-/** Strict tsc's complaints about the walkthrough, as "line: message". */
-function typeErrors(file: string): string[] {
-  const program = ts.createProgram([file], {
-    strict: true,
-    noUncheckedIndexedAccess: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    types: ['node'],
-    skipLibCheck: true,
-    noEmit: true,
-  });
-  return ts.getPreEmitDiagnostics(program).map((d) => {
-    const at = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
-    return `${at}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
-  });
-}
-
-/** Non-null assertions (`x!`) and casts (`x as T`, `<T>x`) in a source file. */
-function escapes(file: string): string[] {
-  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
-  const found: string[] = [];
-  const visit = (n: ts.Node): void => {
-    if (ts.isNonNullExpression(n) || ts.isAsExpression(n) || ts.isTypeAssertionExpression(n)) found.push(n.getText(source));
-    ts.forEachChild(n, visit);
-  };
-  visit(source);
-  return found;
 }
 
 describe('a client generated with openapi-typescript and run with openapi-fetch', () => {
