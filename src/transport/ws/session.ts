@@ -1,8 +1,10 @@
 // A stream session (uWS typed UserData) and the single send point where frames are encoded.
+
 import type { WebSocket } from 'uWebSockets.js';
 import type { Caller } from '../../domain/caller.js';
 import type { IssuedGuest } from '../../domain/guests.js';
 import type { BusMessage } from '../../domain/ports.js';
+import type { Bucket } from '../admission/limits/bucket.js';
 import { byteLength, type Encoding, encode } from './codec.js';
 import { type Frame, MAX_FRAME_BYTES, tooLargeFrame } from './frames.js';
 
@@ -25,8 +27,8 @@ export interface Session {
   /** Topics being replayed, with the live events that arrived meanwhile (created on the first
    * replay: most sessions never replay, and an idle session should cost little memory). */
   replaying: Map<string, BusMessage[]> | null;
-  /** The session's op budget (dispatch.ts), created at its first op. */
-  budget: { tokens: number; at: number } | null;
+  /** The session's op budget (admission/limits/sessions-per-address.ts), created at its first op. */
+  budget: Bucket | null;
 }
 
 export type Socket = WebSocket<Session>;
