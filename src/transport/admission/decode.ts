@@ -32,6 +32,26 @@ export function decodeJson(bytes: Uint8Array, where: string, maxDepth = MAX_DEPT
   return parseJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'), where, maxDepth);
 }
 
+/** What a refused JSON-RPC request said of itself (its id and method), read leniently: only to
+ * give the refusal the shape its caller expects (an MCP tools/call gets a tool error). Never a
+ * value to act on: the request itself was refused by decodeJson. */
+export interface RpcEnvelope {
+  id: string | number | null;
+  method: unknown;
+}
+
+export function refusedEnvelope(bytes: Uint8Array): RpcEnvelope {
+  let v: unknown;
+  try {
+    v = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  } catch {
+    return { id: null, method: undefined };
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return { id: null, method: undefined };
+  const { id, method } = v as { id?: unknown; method?: unknown };
+  return { id: typeof id === 'string' || typeof id === 'number' ? id : null, method };
+}
+
 /** JSON text already known to be UTF-8. */
 export function parseJson(text: string, where: string, maxDepth = MAX_DEPTH): unknown {
   let value: unknown;

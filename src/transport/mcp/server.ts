@@ -15,7 +15,7 @@ import {
 import { z } from 'zod';
 import { VERSIONS } from '../../domain/documents.js';
 import { CommonsError } from '../../domain/errors.js';
-import { checkValue, decodeJson, ENVELOPE_DEPTH } from '../admission/decode.js';
+import { checkValue, decodeJson, ENVELOPE_DEPTH, refusedEnvelope } from '../admission/decode.js';
 import { fieldIssues } from '../admission/issues.js';
 import { codeOf } from '../admission/validate.js';
 import { jsonError, type WebInfo } from '../edge/web.js';
@@ -87,18 +87,13 @@ export async function handleMcp(deps: ActionDeps, request: Request, info: WebInf
   }
 }
 
-/** A request refused by its decoding: a tools/call (read leniently to learn that and its id) gets
- * a tool error naming our code, anything else a JSON-RPC error with our code in its data. */
+/** A request refused by its decoding: a tools/call (its id and method read leniently by the
+ * admission path, refusedEnvelope) gets a tool error naming our code, anything else a JSON-RPC
+ * error with our code in its data. */
 function refused(e: CommonsError, bytes: Uint8Array, cors: Record<string, string>): Response {
-  type Loose = { id?: unknown; method?: unknown };
-  let loose: Loose | null = null;
-  try {
-    const v = JSON.parse(Buffer.from(bytes).toString('utf8')) as unknown;
-    if (v !== null && typeof v === 'object' && !Array.isArray(v)) loose = v as Loose;
-  } catch {}
-  const id = typeof loose?.id === 'string' || typeof loose?.id === 'number' ? loose.id : null;
+  const { id, method } = refusedEnvelope(bytes);
   const headers = { ...cors, 'content-type': 'application/json' };
-  if (id !== null && loose?.method === 'tools/call') {
+  if (id !== null && method === 'tools/call') {
     return new Response(JSON.stringify({ jsonrpc: '2.0', id, result: toolError(e, {}) }), { status: 200, headers });
   }
   const code = e.code === 'INVALID_JSON' ? -32700 : -32602;
