@@ -34,3 +34,20 @@ export async function admit<T extends Resolved>(limits: RateLimits | undefined, 
   await limits?.lookupPassed(p.cred, p.ip, held, resolved.caller.kind === 'member');
   return resolved;
 }
+
+/** A secret checked outside the token table (the operator console's sign-in) under the same
+ * budget: the address's bad-token point taken before the comparison (RATE_LIMITED when none is
+ * left), kept when the check fails UNAUTHORIZED, given back otherwise. A secret already known to be
+ * right (`known`: the operator's own token) takes no point, whatever strangers at its address
+ * spent. */
+export async function admitSecret<T>(limits: RateLimits | undefined, ip: string, known: boolean, check: () => Promise<T>): Promise<T> {
+  const held = limits && !known ? await limits.reserveAt(ip) : 'none';
+  try {
+    const value = await check();
+    await limits?.release(ip, held);
+    return value;
+  } catch (err) {
+    if (!(err instanceof CommonsError && err.code === 'UNAUTHORIZED')) await limits?.release(ip, held);
+    throw err;
+  }
+}

@@ -8,6 +8,7 @@
 // arrives and how the result or error is written.
 
 import { CommonsError } from '../../domain/errors.js';
+import { admitSecret } from '../admission/admit.js';
 import { admitCall } from '../admission/admit-call.js';
 import { NO_CREDENTIAL } from '../admission/credential.js';
 import { runIdempotent } from '../admission/idempotent.js';
@@ -63,7 +64,7 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
           },
           { headers: {} },
         ),
-      ...(limits ? { failedCredentials: { reserve: (ip) => limits.reserveAt(ip), release: (ip, held) => limits.release(ip, held) } } : {}),
+      admitSecret: (known, check) => admitSecret(limits, call.ip, known, check),
     },
   };
   if (!keyedBy) return r.handler(req, ctx);

@@ -6,7 +6,6 @@ import type { Caller } from '../../domain/caller.js';
 import type { ErrorCode } from '../../domain/errors.js';
 import type { Ctx } from '../../domain/ports.js';
 import type { Credential } from '../admission/credential.js';
-import type { Held } from '../admission/limits/held.js';
 import { strict } from '../admission/strict.js';
 import type { Page } from './pages.js';
 
@@ -35,7 +34,7 @@ export interface Req<B = unknown, Q = unknown, P = unknown> {
   ip: string;
   requestId: string;
   /** Set by the operation runner (src/transport/runner/operation.ts). */
-  nested?: Nested;
+  nested: Nested;
 }
 
 /** What a handler may reach of the runner that runs it: the operator console's actions are the
@@ -53,10 +52,10 @@ export interface Nested {
       credential?: Credential;
     },
   ): Promise<Result>;
-  /** The per-address budget of failed credentials (`bad_token_ip`; limits/bad-tokens.ts): a point
-   * taken before a check (RATE_LIMITED when none is left), given back if it passes; absent when
-   * RATE_LIMITS=off. */
-  failedCredentials?: { reserve(ip: string): Promise<Held>; release(ip: string, held: Held): Promise<void> };
+  /** A secret checked by the handler itself (the console's sign-in), under the per-address budget
+   * of failed credentials (admission/admit.ts admitSecret); `known`: the secret is already known to
+   * be right and takes no point. */
+  admitSecret<T>(known: boolean, check: () => Promise<T>): Promise<T>;
 }
 
 /** A raw document (HTML, XML, text or JSON without the envelope). */

@@ -146,7 +146,6 @@ function actionRoute(a: Action): AnyRoute {
           if (v !== undefined && v.trim() !== '') body[f] = v;
         }
         const params = a.param ? { [a.param]: (req.params as Record<string, string>)[a.param] as string } : {};
-        if (!req.nested) throw new Error('console actions run inside the operation runner');
         await req.nested.run(api, { params, body, headers: {}, credential: operatorCredential(ctx.config.operatorToken as string) });
       }),
   });

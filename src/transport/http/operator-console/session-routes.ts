@@ -45,18 +45,16 @@ export const consoleSessionRoutes: AnyRoute[] = [
       if (!ctx.config.operatorToken) return consoleHtml(offPage(), 404);
       const foreign = originRefusal(ctx, req);
       if (foreign) return foreign;
-      const limits = req.nested?.failedCredentials;
       const token = req.body.token ?? '';
-      let held: Awaited<ReturnType<NonNullable<typeof limits>['reserve']>> = 'none';
       try {
-        // A wrong token's point is taken before it is compared (refused once none is left); the
-        // operator's own token is known and signs in whatever strangers at its address spent.
-        if (limits && !isOperatorToken(ctx, token)) held = await limits.reserve(req.ip);
-        const s = await signIn(ctx, token, cookieSession(req.headers), req.requestId);
+        // A wrong token's point is taken before it is compared (refused once none is left), the
+        // same budget as an unknown token on any door; the operator's own token takes none.
+        const s = await req.nested.admitSecret(isOperatorToken(ctx, token), () =>
+          signIn(ctx, token, cookieSession(req.headers), req.requestId),
+        );
         return seeOther('/operator', { 'set-cookie': sessionCookie(ctx, s) });
       } catch (err) {
         if (!(err instanceof CommonsError)) throw err;
-        if (err.code !== 'UNAUTHORIZED') await limits?.release(req.ip, held);
         const extra: Record<string, string> = err.retryAfterS !== undefined ? { 'retry-after': String(err.retryAfterS) } : {};
         const page = signInPage({ title: 'Sign in', message: err.message, alert: true });
         return consoleHtml(page, STATUS_OF[err.code], extra);
