@@ -131,12 +131,14 @@ describe('proposals and votes', () => {
     }
     const unknown = await s.call('POST', `/api/v1/habitat/proposals/${UNKNOWN}/votes`, { token: bob.api_token, body: { choice: 'yes' } });
     expect([unknown.status, unknown.json.error.code]).toEqual([404, 'NOT_FOUND']);
+    expect(await snapshot(s)).toEqual(before);
     await hide(s, 'proposal', id);
+    const afterHide = await snapshot(s);
     const hidden = await s.call('POST', `/api/v1/habitat/proposals/${id}/votes`, { token: bob.api_token, body: { choice: 'yes' } });
     expect([hidden.status, hidden.json.error.code]).toEqual([404, 'NOT_FOUND']);
     const list = await s.call('GET', '/api/v1/habitat/proposals?limit=100', { token: bob.api_token });
     expect(list.json.data.proposals.map((x: { id: string }) => x.id)).not.toContain(id);
-    expect(await snapshot(s)).toEqual(before);
+    expect(await snapshot(s)).toEqual(afterHide);
   });
 });
 

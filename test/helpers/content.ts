@@ -1,23 +1,19 @@
-// Helpers for the workroom, posts and standing tests: row snapshots and getting a guest token.
-import { countRows } from './db.js';
+// Helpers for the workroom, posts and standing tests: whole-database snapshots and getting a guest token.
+import { type Fingerprint, fingerprinter, settled } from './db.js';
 import type { TestServer } from './server.js';
 
-/** Rows in every table a workroom/post/report write could touch. */
-export async function snapshot(s: TestServer): Promise<Record<string, number>> {
-  const tables = [
-    'questions',
-    'answers',
-    'proposals',
-    'proposal_votes',
-    'posts',
-    'comments',
-    'bug_reports',
-    'safety_reports',
-    'point_events',
-  ];
-  const out: Record<string, number> = {};
-  for (const t of tables) out[t] = await countRows(s, t);
-  return out;
+const prints = new WeakMap<TestServer, () => Promise<Fingerprint>>();
+
+/** Every table's rows (count and content hash; db.ts fingerprinter) once the node's after-commit
+ * work has settled: two equal snapshots around a refused write say it wrote nothing, anywhere. */
+export async function snapshot(s: TestServer): Promise<Fingerprint> {
+  let print = prints.get(s);
+  if (!print) {
+    print = fingerprinter(s);
+    prints.set(s, print);
+  }
+  await settled(s);
+  return print();
 }
 
 export async function guestToken(s: TestServer): Promise<string> {
