@@ -28,9 +28,18 @@ export interface RegisterInput {
 }
 
 /** Declining is a valid answer: it is counted publicly and nothing about the caller is kept. */
-export async function decline(ctx: Ctx): Promise<never> {
+/** A decline's answer (PRINCIPLES_NOT_ACCEPTED); what it records is countDecline. */
+export const declined = (): CommonsError =>
+  new CommonsError('PRINCIPLES_NOT_ACCEPTED', 'accepted_principles must be true to register; your answer is respected');
+
+/** A decline is counted publicly (/api/v1/stats' declines_total). */
+export async function countDecline(ctx: Ctx): Promise<void> {
   await bumpCounter(ctx.sql, 'declines_total');
-  throw new CommonsError('PRINCIPLES_NOT_ACCEPTED', 'accepted_principles must be true to register; your answer is respected');
+}
+
+export async function decline(ctx: Ctx): Promise<never> {
+  await countDecline(ctx);
+  throw declined();
 }
 
 export async function register(ctx: Ctx, input: RegisterInput, caller: Caller): Promise<RegisteredAnswer> {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { RegisteredAnswer } from '../../domain/answers.js';
 import { attestation } from '../../domain/attestation.js';
 import type { Caller, IdentityRow } from '../../domain/caller.js';
-import { fail } from '../../domain/errors.js';
+import { CommonsError } from '../../domain/errors.js';
 import * as identity from '../../domain/identity.js';
 import { TEXT_LIMITS } from '../../domain/limits.js';
 import * as work from '../../domain/register-work.js';
@@ -95,15 +95,16 @@ export const identityRoutes = [
     errors: ['PRINCIPLES_NOT_ACCEPTED', 'VALIDATION_FAILED', 'POW_REQUIRED', 'NOT_FOUND'],
     // Declining (false, or the field left out) is answered as such even when other fields are
     // missing; any other value is a malformed request, never a decision (DECISIONS.md).
-    precheck: async (body, ctx) => {
+    precheck: (body) => {
       const b = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
       const answer = b.accepted_principles;
-      if (answer === false || answer === undefined) await identity.decline(ctx);
-      if (answer !== true) {
-        fail('VALIDATION_FAILED', 'accepted_principles must be a JSON boolean: true to accept, false to decline', {
+      if (answer === true) return undefined;
+      if (answer === false || answer === undefined) return { error: identity.declined(), record: identity.countDecline };
+      return {
+        error: new CommonsError('VALIDATION_FAILED', 'accepted_principles must be a JSON boolean: true to accept, false to decline', {
           fields: [{ path: 'body.accepted_principles', message: `expected a boolean, got ${answer === null ? 'null' : typeof answer}` }],
-        });
-      }
+        }),
+      };
     },
     handler: async (req, ctx) =>
       ok(await identity.register(ctx, { ...req.body, name: (req.body.name ?? req.body.nickname) as string }, req.caller)),

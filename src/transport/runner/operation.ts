@@ -7,14 +7,13 @@
 // (admission/admit.ts) within the same deadline. The transports differ only in how a request
 // arrives and how the result or error is written.
 
-import { CommonsError } from '../../domain/errors.js';
 import { admitSecret } from '../admission/admit.js';
 import { admitCall } from '../admission/admit-call.js';
 import { NO_CREDENTIAL } from '../admission/credential.js';
 import { runIdempotent } from '../admission/idempotent.js';
 import { refuseUnknown, validate } from '../admission/validate.js';
 import type { OperationCall, OperationDeps, OperationOut } from './call.js';
-import type { AnyRoute, Method, Req, Result } from './route.js';
+import type { Method, PrecheckRefusal, Req, Result } from './route.js';
 
 export type { OperationCall, OperationDeps, OperationOut };
 
@@ -26,16 +25,16 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
   // The door's own check of its arguments (an MCP tool's schema), then the operation's.
   call.check?.();
   const keyedBy = key === undefined ? undefined : { route: r, call, json, key, caller, credential: cred ?? NO_CREDENTIAL };
-  if (r.precheck) {
+  const refusal = r.precheck?.(json);
+  if (refusal) {
     refuseUnknown(r.body, json ?? {}, 'body');
-    if (!keyedBy) await r.precheck(json, ctx);
-    else {
-      // A precheck's refusal that writes (a decline of the principles, counted publicly) is the
-      // keyed request's answer: kept, so a repeat answers it again without counting it again. A
-      // refusal of the request's shape is not kept (as validation's is not); a pass goes on.
-      const passed = await keyedPrecheck(ctx, keyedBy, out, r.precheck);
-      if (passed !== true) return passed;
+    const { error, record } = refusal;
+    if (!record) throw error;
+    if (!keyedBy) {
+      await record(ctx);
+      throw error;
     }
+    return keptRefusal(ctx, keyedBy, out, error, record);
   }
   const req: Req = {
     method: (call.method ?? r.method) as Method,
@@ -71,19 +70,20 @@ export async function runOperation(deps: OperationDeps, call: OperationCall, out
   return runIdempotent(ctx, keyedBy, out, (view) => r.handler(req, view));
 }
 
-/** Not an answer: the key has none stored yet, so the precheck runs (nothing is kept). */
+/** Not an answer: the key has none stored yet, so the refusal is recorded (nothing is kept). */
 class NotRun {}
 
-/** A keyed request's precheck: a stored answer for the key comes back as it is; else the precheck
- * runs outside the key's transaction (its writes, a decline's count, are its own: the key's work
- * would roll them back with the refusal), and a refusal it answers (not one of the request's
- * shape) is then kept as the key's answer. Two such requests at once may both count. */
-async function keyedPrecheck(
+/** A keyed request's recorded refusal (a decline, counted publicly) is its key's answer: a stored
+ * answer for the key comes back as it is; else the refusal is recorded outside the key's
+ * transaction (the key's work would roll it back with the refusal) and kept. Two such requests at
+ * once may both count. Only a refusal pays this look-up: a request that passes goes straight on. */
+async function keptRefusal(
   ctx: OperationDeps['ctx'],
   keyedBy: Parameters<typeof runIdempotent>[1],
   out: OperationOut,
-  precheck: NonNullable<AnyRoute['precheck']>,
-): Promise<true | Result> {
+  error: PrecheckRefusal['error'],
+  record: NonNullable<PrecheckRefusal['record']>,
+): Promise<Result> {
   const notRun = new NotRun();
   try {
     return await runIdempotent(ctx, keyedBy, out, () => {
@@ -92,13 +92,8 @@ async function keyedPrecheck(
   } catch (err) {
     if (err !== notRun) throw err;
   }
-  try {
-    await precheck(keyedBy.json, ctx);
-    return true;
-  } catch (err) {
-    if (!(err instanceof CommonsError) || err.code === 'VALIDATION_FAILED') throw err;
-    return runIdempotent(ctx, keyedBy, out, () => {
-      throw err;
-    });
-  }
+  await record(ctx);
+  return runIdempotent(ctx, keyedBy, out, () => {
+    throw error;
+  });
 }

@@ -3,7 +3,7 @@
 // zod schemas that validate requests.
 import type { z } from 'zod';
 import type { Caller } from '../../domain/caller.js';
-import type { ErrorCode } from '../../domain/errors.js';
+import type { CommonsError, ErrorCode } from '../../domain/errors.js';
 import type { Ctx } from '../../domain/ports.js';
 import type { Credential } from '../admission/credential.js';
 import { strict } from '../admission/strict.js';
@@ -56,6 +56,13 @@ export interface Nested {
    * of failed credentials (admission/admit.ts admitSecret); `known`: the secret is already known to
    * be right and takes no point. */
   admitSecret<T>(known: boolean, check: () => Promise<T>): Promise<T>;
+}
+
+/** A precheck's refusal: its answer, and what it records (a decline's public count), which a keyed
+ * request records once, keeping the refusal as the key's answer. */
+export interface PrecheckRefusal {
+  error: CommonsError;
+  record?: (ctx: Ctx) => Promise<void>;
 }
 
 /** A raw document (HTML, XML, text or JSON without the envelope). */
@@ -122,8 +129,9 @@ export interface RouteDef<
   credentialAnswer?: true;
   /** Rate-limit class when the derived one does not fit. */
   limit?: LimitClass;
-  /** Runs on the parsed JSON body before schema validation (e.g. declining the constitution). */
-  precheck?: (body: unknown, ctx: Ctx) => Promise<void>;
+  /** Decides from the parsed JSON body alone, before schema validation, a refusal answered whatever
+   * else the body holds (declining the constitution), or undefined to go on. */
+  precheck?: (body: unknown) => PrecheckRefusal | undefined;
   /**
    * The lean read path (src/transport/http/fast-read.ts): a GET on an open route whose answer is
    * already serialized returns its page at once, without waiting for anything, or undefined to go
