@@ -20,21 +20,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signIn } from '../helpers/console.js';
 import { changedTables, type Fingerprint, fingerprinter, settled } from '../helpers/db.js';
-import {
-  classOf,
-  consoleSignIn,
-  doorTargets,
-  flatArgs,
-  nested,
-  type Outcome,
-  pathOf,
-  type Send,
-  sample,
-  send,
-  type Target,
-  withMark,
-  withProto,
-} from '../helpers/doors.js';
+import { flatArgs, nested, type Outcome, type Send, send, withMark, withProto } from '../helpers/door-send.js';
+import { classOf, consoleSignIn, doorTargets, pathOf, sample, type Target } from '../helpers/doors.js';
 import { OPERATOR_TOKEN, operatorEnv } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 
