@@ -46,7 +46,9 @@ export const ChatMessageSchema = z.object({
 
 // The newest page for each limit is serialized once per change of the chat
 // (src/transport/runner/pages.ts), stamped with the chat room's version read before the page.
-const memoKey = (limit: number) => `GET /api/v1/chat?limit=${limit}`;
+// The keys are made once per limit: the lean read path asks on every read.
+const memoKeys: string[] = [];
+const memoKey = (limit: number): string => (memoKeys[limit] ??= `GET /api/v1/chat?limit=${limit}`);
 
 /** The newest page when it can be had at once: already serialized, or built from memory now. */
 function newestCached(ctx: Ctx, limit: number): Page<ChatPage> | undefined {
