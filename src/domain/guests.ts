@@ -53,15 +53,40 @@ function nonce(): Buffer {
 
 // Read nonces: a pool of random bytes, encoded once per 512 reads, cut READ_NONCE_CHARS at a time
 // (9 bytes are 12 characters with no spare bits, so each cut is one spelling of 9 random bytes).
+// The pool is kept as text and as those characters' bytes: the lean read path writes a nonce
+// straight into the answer's header bytes (`readNonceInto`), the general path takes a string.
 let readPool = '';
+let readBytes = Buffer.alloc(0);
 let readAt = 0;
-function readNonce(): string {
+function nextNonceAt(): number {
   if (readAt === readPool.length) {
     readPool = randomFillSync(Buffer.alloc(READ_NONCE_BYTES * 512)).toString('base64url');
+    readBytes = Buffer.from(readPool, 'latin1');
     readAt = 0;
   }
   readAt += READ_NONCE_CHARS;
-  return readPool.slice(readAt - READ_NONCE_CHARS, readAt);
+  return readAt - READ_NONCE_CHARS;
+}
+function readNonce(): string {
+  const at = nextNonceAt();
+  return readPool.slice(at, at + READ_NONCE_CHARS);
+}
+
+/** Writes a fresh read nonce (READ_NONCE_CHARS base64url characters, as bytes) at `at`: a
+ * provisional token is its window's `base` followed by one (`GuestIssuer.provisionalBase`). */
+export function readNonceInto(out: Uint8Array, at: number): void {
+  const from = nextNonceAt();
+  for (let i = 0; i < READ_NONCE_CHARS; i++) out[at + i] = readBytes[from + i] as number;
+}
+
+/** The signed part of one provisional number's tokens for one window (a new value each window). */
+export interface ProvisionalBase {
+  readonly guestNumber: number;
+  /** The number as announced (GUEST-00000001). */
+  readonly number: string;
+  /** The token up to its read nonce (prefix included). */
+  readonly base: string;
+  readonly signedAtS: number;
 }
 
 export class GuestIssuer {
@@ -76,7 +101,7 @@ export class GuestIssuer {
   /** Claimed numbers by token hash (base64url), for counting a token's writes as its guest. */
   private readonly claims = new Map<string, number>();
   /** The signed part of each provisional number's tokens this window, and when it was signed. */
-  private readonly bases = new Map<number, { base: string; signedAtS: number; number: string }>();
+  private readonly bases = new Map<number, ProvisionalBase>();
 
   constructor(private readonly ctx: Ctx) {}
 
@@ -105,6 +130,16 @@ export class GuestIssuer {
     this.byAddress.set(address, pending);
     if (this.byAddress.size > ADDRESSES) this.dropOldest();
     return pending.then((n) => this.signProvisional(n));
+  }
+
+  /**
+   * The lean read's form of `provisional`: the signed part of the address's tokens this window,
+   * when the address's number is known already (null: the general path issues it). The read's
+   * token is `base` followed by a nonce of its own (`readNonceInto`), as `provisional` makes it.
+   */
+  provisionalBase(address: string): ProvisionalBase | null {
+    const known = this.byAddress.get(address);
+    return typeof known === 'number' ? this.baseOf(known) : null;
   }
 
   /** A write claimed this provisional number: its address gets a new one on its next read. */
@@ -138,14 +173,21 @@ export class GuestIssuer {
   }
 
   private signProvisional(guestNumber: number): IssuedGuest {
+    const b = this.baseOf(guestNumber);
+    return { guestNumber, number: b.number, token: b.base + readNonce() };
+  }
+
+  /** This window's signed part of a provisional number's tokens, signed when the window opens. */
+  private baseOf(guestNumber: number): ProvisionalBase {
     const now = this.nowS();
     let b = this.bases.get(guestNumber);
     if (b === undefined || now - b.signedAtS >= WINDOW_S || b.signedAtS > now) {
-      b = { base: signProvisionalBase(this.ctx.secret, guestNumber, now, nonce()), signedAtS: now, number: formatGuest(guestNumber) };
+      const base = signProvisionalBase(this.ctx.secret, guestNumber, now, nonce());
+      b = { guestNumber, number: formatGuest(guestNumber), base, signedAtS: now };
       this.bases.set(guestNumber, b);
       if (this.bases.size > ADDRESSES) this.bases.delete(this.bases.keys().next().value as number);
     }
-    return { guestNumber, number: b.number, token: b.base + readNonce() };
+    return b;
   }
 
   private dropOldest(): void {

@@ -2,6 +2,7 @@
 // already serialized is answered inside the request callback. It must answer exactly what the
 // general pipeline answers, and hand everything it cannot decide at once to that pipeline.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyGuestToken } from '../../src/domain/tokens.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;
@@ -36,6 +37,31 @@ describe('the lean read path', () => {
     expect(fast.headers.get('cache-control')).toBe('no-cache');
     expect(fast.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(Date.parse(fast.json.timestamp)).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it('writes the same header values as the general pipeline, and a request id and guest token of its own per read', async () => {
+    // The lean answer's headers are preformatted bytes (uws.ts writeLean): each value must read
+    // back as the general pipeline writes it, and what is per read must differ per read.
+    expect((await s.call('GET', '/api/v1/constitution')).status).toBe(200);
+    const n = answered();
+    const a = await s.call('GET', '/api/v1/chat');
+    const b = await s.call('GET', '/api/v1/chat');
+    const general = await s.call('GET', '/api/v1/chat?before=999999999999');
+    expect(answered()).toBe(n + 2);
+    const perRead = new Set(['date', 'x-request-id', 'x-commons-guest-token']);
+    const same = (h: Headers) => [...h].filter(([k]) => !perRead.has(k));
+    expect(same(a.headers)).toEqual(same(general.headers));
+    expect(same(b.headers)).toEqual(same(general.headers));
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+    for (const r of [a, b, general]) expect(r.headers.get('x-request-id')).toMatch(uuid);
+    expect(a.headers.get('x-request-id')).not.toBe(b.headers.get('x-request-id'));
+    const [ta, tb] = [a.headers.get('x-commons-guest-token') as string, b.headers.get('x-commons-guest-token') as string];
+    expect(ta).not.toBe(tb);
+    // Both are valid provisional tokens of the number announced beside them.
+    const nowS = Math.floor(Date.now() / 1000);
+    const number = Number((a.headers.get('x-commons-guest') as string).slice('GUEST-'.length));
+    for (const t of [ta, tb]) expect(verifyGuestToken(s.app.ctx.secret, t, nowS)).toMatchObject({ guestNumber: number, provisional: true });
+    expect(ta.length).toBe((general.headers.get('x-commons-guest-token') as string).length);
   });
 
   it('answers 304 at once when If-None-Match names the page, and a new message changes the page', async () => {
@@ -137,6 +163,7 @@ describe('the lean read path under rate limits', () => {
     const n = limited.app.fastRead.answered;
     const a = await limited.call('GET', '/api/v1/chat');
     expect(a.status).toBe(200);
+    expect(a.headers.get('ratelimit-policy')).toBe(warm.headers.get('ratelimit-policy'));
     expect(a.headers.get('ratelimit')).toMatch(/^"read";r=2;t=\d+$/);
     expect(a.headers.get('ratelimit-policy')).toBe('"read";q=4;w=60');
     const b = await limited.call('GET', '/api/v1/ai');

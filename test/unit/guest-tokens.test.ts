@@ -5,9 +5,9 @@
 // already handed out keep working until they expire.
 import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { GuestIssuer } from '../../src/domain/guests.js';
+import { GuestIssuer, readNonceInto } from '../../src/domain/guests.js';
 import type { Ctx } from '../../src/domain/ports.js';
-import { hashToken, NONCE_BYTES, signGuestToken, verifyGuestToken } from '../../src/domain/tokens.js';
+import { hashToken, NONCE_BYTES, READ_NONCE_CHARS, signGuestToken, verifyGuestToken } from '../../src/domain/tokens.js';
 
 const secret = randomBytes(32);
 
@@ -79,4 +79,29 @@ it('still accepts the v1 provisional tokens and owned tokens, and refuses them o
   const owned = signGuestToken(secret, 43, now - 10);
   expect(verifyGuestToken(secret, owned, now)).toEqual({ guestNumber: 43, issuedAtS: now - 10, provisional: false });
   expect(verifyGuestToken(secret, v1, now + 31 * 24 * 3600)).toBeNull();
+});
+
+it("makes the lean read's tokens the same way: the window's signed part and a nonce written in place, each read its own", async () => {
+  const clock = { s: 2_000_000_000 };
+  const g = issuer(clock);
+  // Unknown address: the lean path declines (the general path issues the number).
+  expect(g.provisionalBase('192.0.2.9')).toBeNull();
+  const first = await read(g, '192.0.2.9');
+  const base = g.provisionalBase('192.0.2.9');
+  expect(base).toMatchObject({ guestNumber: first.guestNumber, number: first.number });
+  expect(first.token.startsWith(base?.base as string)).toBe(true);
+  const bytes = Buffer.from(`${base?.base}${'A'.repeat(READ_NONCE_CHARS)}`, 'latin1');
+  const tokens = new Set<string>();
+  for (let i = 0; i < 2000; i++) {
+    readNonceInto(bytes, bytes.length - READ_NONCE_CHARS);
+    const token = bytes.toString('latin1');
+    expect(verifyGuestToken(secret, token, clock.s)).toEqual({ guestNumber: first.guestNumber, issuedAtS: clock.s, provisional: true });
+    tokens.add(token);
+  }
+  expect(tokens.size).toBe(2000);
+  // A new window is a new signed part; a claimed number is no longer the address's.
+  clock.s += 61;
+  expect(g.provisionalBase('192.0.2.9')?.signedAtS).toBe(clock.s);
+  g.claimed(first.guestNumber);
+  expect(g.provisionalBase('192.0.2.9')).toBeNull();
 });

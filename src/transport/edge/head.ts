@@ -15,3 +15,17 @@ export function answerHead(config: Pick<Config, 'publicUrl'>): AnswerHead {
   const https = config.publicUrl?.toLowerCase().startsWith('https://') === true;
   return ['x-content-type-options', 'nosniff', ...(https ? ['strict-transport-security', HSTS] : [])];
 }
+
+/**
+ * A status and headers preformatted as uWS writes them after `HTTP/1.1 `: the status text, then
+ * each `name: value` on a line of its own (uWS ends the last line). The lean read path writes its
+ * constant headers this way, in one native call instead of one per header
+ * (src/transport/http/uws.ts `writeLean`). Only for values fixed in code or made by the service
+ * (an ETag, a guest token): a line break in one would split it into two headers, so none is taken.
+ */
+export function preformatted(status: string, pairs: readonly string[]): Buffer {
+  let text = status;
+  for (let i = 0; i < pairs.length; i += 2) text += `\r\n${pairs[i]}: ${pairs[i + 1]}`;
+  if (/[\r\n]/.test(status + pairs.join(''))) throw new Error('a preformatted header holds a line break');
+  return Buffer.from(text, 'latin1');
+}

@@ -9,22 +9,28 @@
 // refusal, a page to build from the database) returns null and takes the general pipeline, which
 // answers the same request the same way (the same headers; test/e2e/fast-read.test.ts compares).
 //
-// Per request this allocates little: no header object (the answer names its few variable headers;
-// the constant ones are written from one list by uws.ts), the client address read only when an
-// anonymous read needs its provisional guest or the limits count it, an empty query's validation
-// done once per route.
-import type { GuestIssuer } from '../../domain/guests.js';
+// Per request this allocates little: no header object (the answer is preformatted bytes: the
+// status with the headers every answer of the page has, made once per page; the request id and
+// the guest announcement written in place into a buffer kept per guest; uws.ts writes each in one
+// native call), the client address read only when an anonymous read needs its provisional guest or
+// the limits count it, an empty query's validation done once per route.
+import type { GuestIssuer, ProvisionalBase } from '../../domain/guests.js';
+import { readNonceInto } from '../../domain/guests.js';
 import type { Ctx } from '../../domain/ports.js';
 import { memberForReadNow, type TokenDigest } from '../../domain/token-cache.js';
+import { READ_NONCE_CHARS } from '../../domain/tokens.js';
 import { clientAddress } from '../admission/client-ip.js';
 import { type Credential, credentialOf, guestClaims, NO_CREDENTIAL } from '../admission/credential.js';
 import { classify } from '../admission/limits/policies.js';
 import type { RateLimits } from '../admission/limits/rate-limits.js';
+import { answerHead, preformatted } from '../edge/head.js';
+import { statusLine } from '../runner/envelope.js';
 import { type Page, pageStatus, stampedBody } from '../runner/pages.js';
 import type { AnyRoute } from '../runner/route.js';
 import type { Router } from '../runner/router.js';
 import type { PromMetrics } from './metrics.js';
-import { guestHeaders } from './pipeline.js';
+import { CORS, guestHeaders } from './pipeline.js';
+import { REQUEST_ID_CHARS, requestIdInto } from './request-id.js';
 
 /** What the lean path needs of a request: the peer address is read only when needed (a system call). */
 export interface LeanRequest {
@@ -37,13 +43,19 @@ export interface LeanRequest {
   credential?: Credential | undefined;
 }
 
-/** A page's answer: 200 with its bytes stamped now, or 304. `extra` holds the variable headers as
- * name, value pairs (guest announcement, rate-limit state); CORS, request id, ETag, cache-control
- * and content type are written by the socket layer (uws.ts `writeLean`). */
+/** A page's answer: 200 with its bytes stamped now, or 304, as preformatted headers (the general
+ * pipeline's headers for the same read: test/e2e/fast-read.test.ts compares them). Written at once
+ * by the socket layer (uws.ts `writeLean`): `own` is rewritten by the next lean answer. */
 export interface LeanAnswer {
-  status: 200 | 304;
-  etag: string;
-  extra: readonly string[];
+  /** The status and the headers every answer of this page with this status has: the headers
+   * every answer carries (edge/head.ts), CORS, ETag, cache-control and, with a body, the content
+   * type (and RateLimit-Policy when the limits count the read), preformatted. */
+  head: Buffer;
+  /** This answer's own headers, preformatted as the value of X-Request-Id: the request id, then
+   * the provisional guest's announcement when the read is anonymous. */
+  own: Buffer;
+  /** The RateLimit header's value when the limits counted this read, else null. */
+  rateLimit: string | null;
   body: Buffer | '';
 }
 
@@ -53,9 +65,18 @@ export interface FastRead {
   answered: number;
 }
 
-const NONE: readonly string[] = [];
-
 type Observer = { observe(seconds: number): void };
+
+interface Hit {
+  route: AnyRoute;
+  empty: unknown;
+  /** The route's reads are counted by the limits in this process (RATE_LIMITS on, class read). */
+  counted: boolean;
+  /** Each page's preformatted heads, 200 and 304, made when first answered. */
+  heads: WeakMap<Page, { ok?: Buffer; same?: Buffer }>;
+  ok?: Observer;
+  same?: Observer;
+}
 
 export function createFastRead(
   ctx: Ctx,
@@ -67,13 +88,33 @@ export function createFastRead(
   // Exact paths of routes with a `cached` hook: a map lookup instead of the trie walk. An empty
   // query is validated once per route (its defaults do not change).
   // Their metric children are kept with them (no label lookup per request).
-  const cachedRoutes = new Map<string, { route: AnyRoute; empty: unknown; ok?: Observer; same?: Observer }>();
+  const cachedRoutes = new Map<string, Hit>();
   for (const r of router.routes) {
     if (r.method !== 'GET' || !r.cached || r.auth !== 'none' || r.path.includes('{')) continue;
+    const cls = classify('GET', r);
+    // A class other than read or none is left to the general path (it has no lean count).
+    if (limits && cls !== 'read' && cls !== 'none') continue;
     const empty = r.query ? r.query.safeParse({}) : { success: true, data: {} };
     const observers = metrics ? { ok: metrics.requestChild('GET', r.path, 200), same: metrics.requestChild('GET', r.path, 304) } : {};
-    cachedRoutes.set(r.path, { route: r, empty: empty.success ? empty.data : null, ...observers });
+    const hit: Hit = { route: r, empty: empty.success ? empty.data : null, counted: limits !== undefined && cls === 'read', heads: new WeakMap() };
+    cachedRoutes.set(r.path, Object.assign(hit, observers));
   }
+  const head = answerHead(ctx.config);
+  const constant = [...head, ...Object.entries(CORS).flat()];
+  const headOf = (hit: Hit, page: Page, status: 200 | 304): Buffer => {
+    let h = hit.heads.get(page);
+    if (!h) {
+      h = {};
+      hit.heads.set(page, h);
+    }
+    if (status === 200)
+      h.ok ??= preformatted(statusLine(200), [...constant, ...policyOf(hit), ...PAGE(page.etag), 'content-type', JSON_TYPE]);
+    else h.same ??= preformatted(statusLine(304), [...constant, ...policyOf(hit), ...PAGE(page.etag)]);
+    return (status === 200 ? h.ok : h.same) as Buffer;
+  };
+  const policyOf = (hit: Hit): string[] => (hit.counted && limits ? ['ratelimit-policy', limits.readPolicy] : []);
+  // The answer is handed over before the next request is read: one object serves every answer.
+  const out: LeanAnswer = { head: EMPTY, own: EMPTY, rateLimit: null, body: '' };
   const fastRead: FastRead = Object.assign(
     (raw: LeanRequest): LeanAnswer | null => {
       const started = metrics ? performance.now() : 0;
@@ -97,15 +138,16 @@ export function createFastRead(
       if (cred !== NO_CREDENTIAL) raw.credential = cred;
       // A malformed Authorization header is answered 401 by the general pipeline.
       if (cred.malformed) return null;
-      const needsIp = cred.token === null || limits !== undefined;
+      const needsIp = cred.token === null || hit.counted;
       const ip = needsIp ? clientAddress(ctx.config.trustProxy, raw.peer(), headers['x-forwarded-for']) : '';
-      let extra = NONE;
+      let own: Buffer = ID_ONLY;
       if (cred.token === null) {
         // The address's provisional guest (src/domain/guests.ts) in a token of this read's own, when
         // the address's number is already known.
-        const p = guests.provisional(ip);
-        if (p instanceof Promise) return null;
-        extra = guestHeaders(p);
+        const base = guests.provisionalBase(ip);
+        if (base === null) return null;
+        own = announcing(base);
+        readNonceInto(own, own.length - READ_NONCE_CHARS);
       } else if (cred.kind === 'member') {
         // A token found in the cache was verified by the general path, which marked it for the limits.
         if (!memberForReadNow(ctx, cred as TokenDigest)) return null;
@@ -113,16 +155,18 @@ export function createFastRead(
         // A provisional token is the signature alone; an owned one is checked against the database.
         if (!guestClaims(cred, ctx)?.provisional) return null;
       } else return null;
-      if (limits) {
-        const cls = classify('GET', r);
-        if (cls === 'read') {
-          const state = limits.countReadNow(ip);
-          if (!state) return null;
-          extra = [...state, ...extra];
-        } else if (cls !== 'none') return null;
+      let rateLimit: string | null = null;
+      if (hit.counted) {
+        rateLimit = (limits as RateLimits).countReadNow(ip);
+        if (rateLimit === null) return null;
       }
-      const out = leanAnswer(page, headers['if-none-match'], extra);
-      (out.status === 200 ? hit.ok : hit.same)?.observe((performance.now() - started) / 1000);
+      const { status, body } = pageStatus(page, headers['if-none-match'], stampedBody);
+      requestIdInto(own, 0);
+      out.head = headOf(hit, page, status);
+      out.own = own;
+      out.rateLimit = rateLimit;
+      out.body = body;
+      (status === 200 ? hit.ok : hit.same)?.observe((performance.now() - started) / 1000);
       fastRead.answered++;
       return out;
     },
@@ -131,8 +175,24 @@ export function createFastRead(
   return fastRead;
 }
 
-// The body is the page's reused buffer (pages.ts stampedBody): uws.ts writes it before returning.
-function leanAnswer(page: Page, ifNoneMatch: string | undefined, extra: readonly string[]): LeanAnswer {
-  const { status, body } = pageStatus(page, ifNoneMatch, stampedBody);
-  return { status, etag: page.etag, extra, body };
+const EMPTY = Buffer.alloc(0);
+const JSON_TYPE = 'application/json; charset=utf-8';
+/** The headers of a page's answer besides the constant ones (the general pipeline's `pageAnswer`). */
+const PAGE = (etag: string): string[] => ['etag', etag, 'cache-control', 'no-cache'];
+
+/** The own headers of an answer without a guest to announce: the request id alone. */
+const ID_ONLY = Buffer.alloc(REQUEST_ID_CHARS);
+
+// The own headers of an anonymous read, per provisional base (one a window per address): the
+// request id, then the guest's number and token (`pipeline.ts` guestHeaders) with room for the
+// read's nonce at the end. Rewritten in place by each read (the answer is written before the next).
+const announced = new WeakMap<ProvisionalBase, Buffer>();
+function announcing(base: ProvisionalBase): Buffer {
+  let b = announced.get(base);
+  if (!b) {
+    const placeholder = { number: base.number, token: base.base + 'A'.repeat(READ_NONCE_CHARS) };
+    b = preformatted('0'.repeat(REQUEST_ID_CHARS), guestHeaders(placeholder));
+    announced.set(base, b);
+  }
+  return b;
 }

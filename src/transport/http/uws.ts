@@ -2,14 +2,13 @@
 // abort flag, stream the body with a 64 KiB cap (413 while reading), write inside cork.
 
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
-import { randomUUID } from 'node:crypto';
 import { CommonsError } from '../../domain/errors.js';
 import type { AnswerHead } from '../edge/head.js';
 import { finish, type InFlight, readBody, writeHead } from '../edge/io.js';
 import { isHttpMethod, notHttpMessage } from '../edge/method.js';
 import { errorBody, STATUS_OF } from '../runner/envelope.js';
 import type { FastRead, LeanAnswer, LeanRequest } from './fast-read.js';
-import { CORS, MAX_BODY_BYTES, type RawRequest, type RawResponse } from './pipeline.js';
+import { MAX_BODY_BYTES, type RawRequest, type RawResponse } from './pipeline.js';
 
 /** uWS closes a header block spanning reads past 4 KiB, but accepts a larger one arriving in a
  * single read; this makes the limit the same either way (docs/operator.md). */
@@ -23,12 +22,13 @@ export function mountHttp(
   fast?: FastRead,
 ): void {
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
-    const state: StreamState = { aborted: false, done: false, head };
     // Exactly as sent: uWS's getMethod() lower-cases the method in place (and would turn `get`
     // into GET's twin), so it is never called (method.ts).
     const method = req.getCaseSensitiveMethod();
+    const path = req.getUrl();
+    const query = req.getQuery() ?? '';
     const headers: Record<string, string> = {};
-    let headerBytes = req.getUrl().length + (req.getQuery() ?? '').length;
+    let headerBytes = path.length + query.length;
     req.forEach((k, v) => {
       headers[k] = v;
       headerBytes += k.length + v.length + 4;
@@ -39,7 +39,7 @@ export function mountHttp(
       const body = errorBody(err, '');
       send(
         res,
-        state,
+        fresh(head),
         { status: 431, headers: { 'content-type': 'application/json; charset=utf-8', connection: 'close' }, body },
         inflight,
         true,
@@ -52,29 +52,40 @@ export function mountHttp(
         retryAfterS: 1,
       });
       const headers = { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1', connection: 'close' };
-      send(res, state, { status: 503, headers, body: errorBody(err, '') }, inflight, true);
+      send(res, fresh(head), { status: 503, headers, body: errorBody(err, '') }, inflight, true);
       return;
     }
     if (!isHttpMethod(method)) {
       inflight.count++;
       const body = errorBody(new CommonsError('NOT_IMPLEMENTED', notHttpMessage(method)), '');
       const headers = { 'content-type': 'application/json; charset=utf-8', connection: 'close' };
-      send(res, state, { status: 501, headers, body }, inflight, true);
+      send(res, fresh(head), { status: 501, headers, body }, inflight, true);
       return;
     }
-    const path = req.getUrl();
-    const query = req.getQuery() ?? '';
     // A read answered at once is written here, inside this callback (uWS corks it): no abort
     // handler, no promise (src/transport/http/fast-read.ts). The peer address costs a system call:
     // the lean path reads it only when it needs it.
-    const asked: LeanRequest = { method, path, query, headers, peer: () => peerOf(res) };
-    const lean = fast?.(asked);
-    if (lean) {
-      writeLean(res, lean, head);
-      return;
+    let credential: LeanRequest['credential'];
+    if (fast) {
+      asking = res;
+      asked.method = method;
+      asked.path = path;
+      asked.query = query;
+      asked.headers = headers;
+      asked.credential = undefined;
+      const lean = fast(asked);
+      credential = asked.credential;
+      asked.headers = NO_HEADERS;
+      asked.credential = undefined;
+      asking = null;
+      if (lean) {
+        writeLean(res, lean);
+        return;
+      }
     }
+    const state = fresh(head);
     // The credential the lean path read, if it did, goes on with the request (read once).
-    const raw: RawRequest = { method, path, query, headers, body: null, ip: peerOf(res), credential: asked.credential };
+    const raw: RawRequest = { method, path, query, headers, body: null, ip: peerOf(res), credential };
     res.onAborted(() => {
       state.aborted = true;
       state.wake?.();
@@ -127,23 +138,27 @@ function send(res: HttpResponse, state: StreamState, out: RawResponse, inflight:
 
 const peerOf = (res: HttpResponse): string => Buffer.from(res.getRemoteAddressAsText()).toString();
 
-// The headers every lean answer has, as name, value pairs (written from constants: no object per request).
-const LEAN_HEADERS: readonly string[] = Object.entries(CORS).flat();
+// The request the lean path is asked about: one object, filled per request and emptied after it
+// (the lean path is synchronous), so a request it answers allocates none; `peer` reads the
+// address of the response being answered.
+let asking: HttpResponse | null = null;
+const NO_HEADERS: Record<string, string> = {};
+const asked: LeanRequest = { method: '', path: '', query: '', headers: NO_HEADERS, peer: () => peerOf(asking as HttpResponse) };
 
-/** A lean read's answer (fast-read.ts): the same headers the general pipeline writes for a page. */
-function writeLean(res: HttpResponse, a: LeanAnswer, head: AnswerHead): void {
-  writeHead(res, a.status, head);
-  writePairs(res, LEAN_HEADERS);
-  res.writeHeader('x-request-id', randomUUID());
-  writePairs(res, a.extra);
-  res.writeHeader('etag', a.etag);
-  res.writeHeader('cache-control', 'no-cache');
-  if (a.status === 200) res.writeHeader('content-type', 'application/json; charset=utf-8');
+const fresh = (head: AnswerHead): StreamState => ({ aborted: false, done: false, head });
+
+const REQUEST_ID = Buffer.from('x-request-id', 'latin1');
+const RATE_LIMIT = Buffer.from('ratelimit', 'latin1');
+
+/** A lean read's answer (fast-read.ts), the same headers the general pipeline writes for a page:
+ * the status and the page's constant headers in one call, the request id and any guest
+ * announcement in another, all as bytes (a string argument costs uWS a conversion and an
+ * allocation each), then the body. uWS copies each before returning (cork buffer or socket). */
+function writeLean(res: HttpResponse, a: LeanAnswer): void {
+  res.writeStatus(a.head);
+  res.writeHeader(REQUEST_ID, a.own);
+  if (a.rateLimit !== null) res.writeHeader(RATE_LIMIT, a.rateLimit);
   res.end(a.body, false);
-}
-
-function writePairs(res: HttpResponse, pairs: readonly string[]): void {
-  for (let i = 0; i < pairs.length; i += 2) res.writeHeader(pairs[i] as string, pairs[i + 1] as string);
 }
 
 function write(res: HttpResponse, answerHead: AnswerHead, out: RawResponse, closing: boolean, head: boolean): void {

@@ -19,7 +19,7 @@ import type { Held } from './held.js';
 import { ipKey } from './keys.js';
 import { KnownTokens } from './known-tokens.js';
 import { type LimitClass, POLICY_NAMES, type Policy, type PolicyName } from './policies.js';
-import { countReadNow } from './read-now.js';
+import { countReadNow, readPolicyValue } from './read-now.js';
 import { type LimitSubject, subjectOf } from './subject.js';
 import { WindowCounter } from './window-counter.js';
 
@@ -106,10 +106,15 @@ export class RateLimits {
     await this.consume(cls, who, {});
   }
 
-  /** A read counted at once for the lean read path: its RateLimit headers, or null when the
-   * general path must decide (counters in Redis, or a refusal). */
-  countReadNow(ip: string): [string, string, string, string] | null {
+  /** A read counted at once for the lean read path: its RateLimit header's value, or null when
+   * the general path must decide (counters in Redis, or a refusal). */
+  countReadNow(ip: string): string | null {
     return this.reads ? countReadNow(this.reads, this.policies.read, ipKey(ip)) : null;
+  }
+
+  /** The RateLimit-Policy header's value of every read counted at once. */
+  get readPolicy(): string {
+    return readPolicyValue(this.policies.read);
   }
 
   /** A provisional token's first write claimed `guestNumber` (counted under the token until now):

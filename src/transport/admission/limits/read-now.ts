@@ -4,17 +4,15 @@
 import type { Policy } from './policies.js';
 import type { WindowCounter } from './window-counter.js';
 
-/** The RateLimit headers (name, value pairs) when counted and allowed; null when the general path
- * must decide (a refusal, which it answers and re-blocks; it counts that request once more, which
- * changes nothing for a key that is already spent). */
-export function countReadNow(counter: WindowCounter, policy: Policy, key: string): [string, string, string, string] | null {
+/** The RateLimit header's value when counted and allowed; null when the general path must decide
+ * (a refusal, which it answers and re-blocks; it counts that request once more, which changes
+ * nothing for a key that is already spent). RateLimit-Policy is `readPolicyValue`, the same for
+ * every read. */
+export function countReadNow(counter: WindowCounter, policy: Policy, key: string): string | null {
   const res = counter.take(key);
-  const { points, durationS } = policy;
-  if (res.consumedPoints > points) return null;
-  return [
-    'ratelimit-policy',
-    `"read";q=${points};w=${durationS}`,
-    'ratelimit',
-    `"read";r=${points - res.consumedPoints};t=${Math.ceil(res.msBeforeNext / 1000)}`,
-  ];
+  if (res.consumedPoints > policy.points) return null;
+  return `"read";r=${policy.points - res.consumedPoints};t=${Math.ceil(res.msBeforeNext / 1000)}`;
 }
+
+/** The RateLimit-Policy header's value of a read (what rate-limits.ts writes for the read class). */
+export const readPolicyValue = (policy: Policy): string => `"read";q=${policy.points};w=${policy.durationS}`;
