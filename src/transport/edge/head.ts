@@ -27,5 +27,9 @@ export function preformatted(status: string, pairs: readonly string[]): Buffer {
   let text = status;
   for (let i = 0; i < pairs.length; i += 2) text += `\r\n${pairs[i]}: ${pairs[i + 1]}`;
   if (/[\r\n]/.test(status + pairs.join(''))) throw new Error('a preformatted header holds a line break');
-  return Buffer.from(text, 'latin1');
+  // Its own memory, not a slice of node's shared pool: one kept for long (a guest's, up to a
+  // window) would hold a whole 8 KiB pool alive.
+  const out = Buffer.allocUnsafeSlow(Buffer.byteLength(text, 'latin1'));
+  out.write(text, 'latin1');
+  return out;
 }
