@@ -96,7 +96,12 @@ export function createFastRead(
     if (limits && cls !== 'read' && cls !== 'none') continue;
     const empty = r.query ? r.query.safeParse({}) : { success: true, data: {} };
     const observers = metrics ? { ok: metrics.requestChild('GET', r.path, 200), same: metrics.requestChild('GET', r.path, 304) } : {};
-    const hit: Hit = { route: r, empty: empty.success ? empty.data : null, counted: limits !== undefined && cls === 'read', heads: new WeakMap() };
+    const hit: Hit = {
+      route: r,
+      empty: empty.success ? empty.data : null,
+      counted: limits !== undefined && cls === 'read',
+      heads: new WeakMap(),
+    };
     cachedRoutes.set(r.path, Object.assign(hit, observers));
   }
   const head = answerHead(ctx.config);

@@ -20,7 +20,8 @@ export function requestIdInto(out: Uint8Array, offset: number): void {
   let o = offset;
   for (let i = 0; i < 16; i++) {
     let b = pool[at + i] as number;
-    if (i === 6) b = (b & 0x0f) | 0x40; // version 4
+    if (i === 6)
+      b = (b & 0x0f) | 0x40; // version 4
     else if (i === 8) b = (b & 0x3f) | 0x80; // RFC 9562 variant
     if (i === 4 || i === 6 || i === 8 || i === 10) out[o++] = 0x2d; // '-'
     out[o++] = HEX[b >> 4] as number;
