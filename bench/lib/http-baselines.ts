@@ -6,6 +6,10 @@
 //                  the peer address read (a system call: the anonymous reader's guest and limits go
 //                  by address), a fresh X-Request-Id, and the project's answer headers
 //                  (BENCH_HEADERS_FILE, captured from the project) before the same bytes
+//   uws-contract-lean  the same work written the cheapest way uWS.js allows: the answer's headers
+//                  as one preformatted buffer (one writeStatus call, no string to convert), the
+//                  request id written as bytes into a reused buffer; the ceiling for a server
+//                  that must do the contract's part (issue 47)
 //   naive-write    node:http + postgres.js (16 connections), one autocommit INSERT per POST: what a
 //                  user would write for a chat post (BENCH_DATABASE_URL, BENCH_SCHEMA)
 //   naive-write-search  the same with searchable chat as a user would add it: a generated tsvector
@@ -64,6 +68,31 @@ async function uwsContract(): Promise<void> {
       res.writeStatus('200 OK');
       for (const [k, v] of pairs) res.writeHeader(k, v);
       res.writeHeader('x-request-id', randomUUID());
+      res.end(body);
+    });
+  });
+  await listenUws(app);
+}
+
+async function uwsContractLean(): Promise<void> {
+  const { uWS } = await import('../../src/transport/uws-build.js');
+  const { requestIdInto, REQUEST_ID_CHARS } = await import('../../src/transport/http/request-id.js');
+  const body = readFileSync(process.env.BENCH_BODY_FILE as string);
+  const pairs = JSON.parse(readFileSync(process.env.BENCH_HEADERS_FILE as string, 'utf8')) as [string, string][];
+  const head = Buffer.from(['200 OK', ...pairs.map(([k, v]) => `${k}: ${v}`)].join('\r\n'), 'latin1');
+  const idName = Buffer.from('x-request-id', 'latin1');
+  const id = Buffer.alloc(REQUEST_ID_CHARS);
+  const app = uWS.App();
+  app.get('/*', (res, req) => {
+    const headers: Record<string, string> = {};
+    req.forEach((k, v) => {
+      headers[k] = v;
+    });
+    Buffer.from(res.getRemoteAddressAsText()).toString();
+    requestIdInto(id, 0);
+    res.cork(() => {
+      res.writeStatus(head);
+      res.writeHeader(idName, id);
       res.end(body);
     });
   });
@@ -278,6 +307,7 @@ const roles: Record<string, () => Promise<void>> = {
   'task-moves': taskMovesBaseline,
   'uws-bytes': uwsBytes,
   'uws-contract': uwsContract,
+  'uws-contract-lean': uwsContractLean,
   'fastify-bytes': fastifyBytes,
   'naive-write': () => naiveWrite(false),
   'naive-write-search': () => naiveWrite(true),
