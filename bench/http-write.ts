@@ -9,6 +9,7 @@
 // Run alone: node --import tsx bench/http-write.ts [--seconds 4] [--rounds 3] [--connections 16]
 //            [--high-connections 256] [--backends postgres,pglite] [--database-url URL]
 //            [--tasks-only]: the task moves alone, beside the same-work baseline
+//            [--chat-only]: the chat posts alone (c=16 with half saturation, c=256), beside the naive servers
 // Rate limits are off for the project here (RATE_LIMITS=off): the chat limit, not the write path,
 // would otherwise set the figure.
 import { execFileSync } from 'node:child_process';
@@ -28,6 +29,8 @@ export interface WriteOptions {
   databaseUrl?: string;
   /** Only the task moves, against the same-work baseline (the chat and other writes skipped). */
   tasksOnly?: boolean;
+  /** Only the chat posts against the naive servers (the other writes and the task moves skipped). */
+  chatOnly?: boolean;
 }
 
 /** POST /api/v1/chat on the embedded default before group commit (issue 13's table). */
@@ -143,6 +146,7 @@ export async function run(opts: WriteOptions = {}): Promise<Row[]> {
     backends: opts.backends ?? ['postgres', 'pglite'],
     databaseUrl: benchDatabaseUrl(opts.databaseUrl),
     tasksOnly: opts.tasksOnly ?? false,
+    chatOnly: opts.chatOnly ?? false,
   };
   const rows: Row[] = [];
   if (o.backends.includes('postgres')) {
@@ -215,10 +219,12 @@ export async function run(opts: WriteOptions = {}): Promise<Row[]> {
         rows.push(...high);
       }
       // The other hot writes, at saturation, against the same naive baseline (not grouped).
-      const others: [string, string, string][] = [
-        ['heartbeat', '/api/v1/habitat/heartbeat', JSON.stringify({ status_note: 'benchmarking' })],
-        ['memory set', '/api/v1/memory', JSON.stringify({ key: 'bench', value: { n: 1, note: 'a small value' } })],
-      ];
+      const others: [string, string, string][] = o.chatOnly
+        ? []
+        : [
+            ['heartbeat', '/api/v1/habitat/heartbeat', JSON.stringify({ status_note: 'benchmarking' })],
+            ['memory set', '/api/v1/memory', JSON.stringify({ key: 'bench', value: { n: 1, note: 'a small value' } })],
+          ];
       for (const [scenario, path, body] of others) {
         const r = await runWrk({
           url: `${project.url}${path}`,
@@ -239,14 +245,15 @@ export async function run(opts: WriteOptions = {}): Promise<Row[]> {
         });
       }
       // Task moves (post, claim, deliver, approve), each over distinct tasks.
-      rows.push(
-        ...(await taskMoves(
-          project,
-          { databaseUrl: o.databaseUrl, schema, seconds: o.seconds, connections: o.connections },
-          base?.rps,
-          sameWork,
-        )),
-      );
+      if (!o.chatOnly)
+        rows.push(
+          ...(await taskMoves(
+            project,
+            { databaseUrl: o.databaseUrl, schema, seconds: o.seconds, connections: o.connections },
+            base?.rps,
+            sameWork,
+          )),
+        );
     } finally {
       await project.stop();
       await naive.stop();
@@ -325,6 +332,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     ...(arg('backends') ? { backends: (arg('backends') as string).split(',') as ('postgres' | 'pglite')[] } : {}),
     ...(arg('database-url') ? { databaseUrl: arg('database-url') as string } : {}),
     tasksOnly: args.includes('--tasks-only'),
+    chatOnly: args.includes('--chat-only'),
   });
   printTable(rows);
 }

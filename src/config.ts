@@ -72,6 +72,7 @@ const EnvSchema = z.object({
   CHAT_INDEX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(250),
   CHAT_INDEX_LINGER_MS: z.coerce.number().int().min(0).max(1000).default(25),
   CHAT_INDEXER: z.enum(['on', 'off', 'stall']).default('on'),
+  CHAT_COMMIT_LANES: z.coerce.number().int().min(1).max(16).default(2),
   NOSTR_RELAYS: list,
   NOSTR_SECRET_KEY: optionalString,
   // Added (docs/security.md "A flood of connections"): the read-only relay at /nostr, while rate
@@ -142,6 +143,8 @@ export interface Config {
   depositPollMs: number;
   depositLeaseMs: number;
   chatIndex: { pollMs: number; lingerMs: number; mode: 'on' | 'off' | 'stall' };
+  /** How many chat post groups may commit at once on a node (docs/chat.md "The watermark"). */
+  chatCommitLanes: number;
   nostrRelays: string[];
   nostrSecretKey: string | undefined;
   /** The relay's limits (src/transport/nostr/relay.ts), applied while `rateLimits` is on. */
@@ -236,6 +239,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     depositPollMs: e.DEPOSIT_POLL_MS,
     depositLeaseMs: e.DEPOSIT_LEASE_MS,
     chatIndex: { pollMs: e.CHAT_INDEX_POLL_MS, lingerMs: e.CHAT_INDEX_LINGER_MS, mode: e.CHAT_INDEXER },
+    chatCommitLanes: e.CHAT_COMMIT_LANES,
     nostrRelays: e.NOSTR_RELAYS,
     nostrSecretKey: e.NOSTR_SECRET_KEY,
     nostrRelay: {

@@ -55,6 +55,7 @@ export const REAL_ONLY = [
   'test/faults/stop-wedged.test.ts',
   'test/faults/two-node.test.ts',
   'test/e2e/chat-indexer-nodes.test.ts',
+  'test/e2e/chat-watermark.test.ts',
   'test/e2e/idempotency-nodes.test.ts',
 ];
 

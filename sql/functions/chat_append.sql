@@ -4,13 +4,17 @@
 -- or revoked on any node is refused by the write itself (DECISIONS.md "Reliability promises"); a
 -- refused row is not returned (the caller answers 401). A guest's row is created on its first
 -- write (DECISIONS.md "Guest issuance"); its label is written only when it changed, so a guest's
--- row is not locked by every post. The messages take their seq in array order under the chat lock
--- (7262003, src/store/chat.ts), held to the commit, so seq order is commit order on every node:
--- the stream's no-gap replay and the indexer's cursor rest on it. The lock covers the insert of
--- the rows and the commit only: the token check and the guests come before it, and what is derived
--- from a message (search columns, point and score, mention items) is written after the commit by
--- chat_index_next. p_mentions[i] is the comma-separated list of members message i mentions (parsed
--- once by the writer), or NULL.
+-- row is not locked by every post. The messages take their seqs in array order, drawn with no lock
+-- held through the commit: the group announces itself (chat_watermark.sql) by a shared lock on the
+-- drawing key taken before its draw and an exclusive lock on its range key (its first seq) taken
+-- after, both kept to its commit; readers of seq order stop at chat_watermark(), below the lowest
+-- group in flight, so the stream's no-gap replay and the indexer's cursor hold without seq order
+-- being commit order (a group may commit before a lower one; a rolled-back group's seqs are gaps
+-- for ever). Before issue 47 the chat lock (7262003) was held from the draw through the commit,
+-- fsync included: one group at a time across every node. The token check and the guests come
+-- before the draw, and what is derived from a message (search columns, point and score, mention
+-- items) is written after the commit by chat_index_next. p_mentions[i] is the comma-separated list
+-- of members message i mentions (parsed once by the writer), or NULL.
 -- The live definition (docs/architecture.md "SQL functions"): edit it here, never in a migration.
 CREATE OR REPLACE FUNCTION chat_append(
   p_ids uuid[], p_bodies text[], p_authors bigint[], p_token_hashes text[], p_guests bigint[], p_labels text[],
@@ -18,6 +22,7 @@ CREATE OR REPLACE FUNCTION chat_append(
 ) RETURNS TABLE (id uuid, seq bigint) LANGUAGE plpgsql AS $$
 DECLARE
   v_refused uuid[];
+  v_seqs bigint[];
 BEGIN
   SELECT coalesce(array_agg(u.mid), '{}') INTO v_refused
     FROM unnest(p_ids, p_authors, p_token_hashes) AS u(mid, author_id, token_hash)
@@ -31,15 +36,24 @@ BEGIN
       FROM unnest(p_guest_numbers, p_guest_labels) AS u(number, label)
       WHERE g.number = u.number AND u.label IS NOT NULL AND g.label IS DISTINCT FROM u.label;
   END IF;
-  PERFORM pg_advisory_xact_lock(7262003);
+  IF cardinality(p_ids) = cardinality(v_refused) THEN
+    RETURN;
+  END IF;
+  PERFORM pg_advisory_xact_lock_shared(7262004, ('chat_messages_seq_seq'::regclass::oid::bigint & 65535)::integer);
+  SELECT array_agg(nextval('chat_messages_seq_seq'::regclass) ORDER BY g.i) INTO v_seqs
+    FROM generate_series(1, cardinality(p_ids) - cardinality(v_refused)) AS g(i);
+  PERFORM pg_advisory_xact_lock(chat_group_key(v_seqs[1]));
   RETURN QUERY
-    INSERT INTO chat_messages AS m (id, body, author_id, guest_number, guest_label, created_at, mentions)
-    SELECT u.id, u.body, u.author_id, u.guest_number, u.guest_label, u.created_at,
+    INSERT INTO chat_messages AS m (id, seq, body, author_id, guest_number, guest_label, created_at, mentions)
+    SELECT u.id, v_seqs[u.k], u.body, u.author_id, u.guest_number, u.guest_label, u.created_at,
       CASE WHEN u.mentions IS NOT NULL THEN string_to_array(u.mentions, ',')::bigint[] END
-    FROM unnest(p_ids, p_bodies, p_authors, p_guests, p_labels, p_ats, p_mentions)
-      WITH ORDINALITY AS u(id, body, author_id, guest_number, guest_label, created_at, mentions, ord)
-    WHERE NOT (u.id = ANY(v_refused))
-    ORDER BY u.ord
+    FROM (
+      SELECT v.*, row_number() OVER (ORDER BY v.ord) AS k
+      FROM unnest(p_ids, p_bodies, p_authors, p_guests, p_labels, p_ats, p_mentions)
+        WITH ORDINALITY AS v(id, body, author_id, guest_number, guest_label, created_at, mentions, ord)
+      WHERE NOT (v.id = ANY(v_refused))
+    ) u
+    ORDER BY u.k
     RETURNING m.id, m.seq;
 END
 $$;

@@ -5,9 +5,10 @@
 -- cursor where it was, and the next step does the same messages again).
 -- - The cursor row is locked first: two nodes' steps run one after the other, the second reading
 --   the cursor the first committed (READ COMMITTED re-reads a row it waited for).
--- - Messages take their seq under the chat lock held to their commit (chat_append), so once a seq
---   is visible every smaller one is visible or will never exist: reading seq > cursor in order
---   skips nothing.
+-- - It reads only up to the watermark (chat_watermark.sql), computed after the cursor's lock and
+--   before the read's snapshot: every seq at or below it is committed (so visible to the read) or
+--   will never exist, so reading cursor < seq <= watermark in order skips nothing, though groups
+--   commit in any order (chat_append); what a group in flight holds is read by a later step.
 -- - Guests' rows are locked (FOR SHARE) before their messages' points are written: a guest
 --   registering meanwhile (the carry-over, src/store/identities.ts mergeGuest, which locks the
 --   row) either commits first, and the point goes to the identity it was merged into, or waits,
@@ -35,11 +36,13 @@ DECLARE
   v_n integer;
   v_ats float8[];
   v_items jsonb;
+  v_w bigint;
 BEGIN
   SELECT c.indexed_seq INTO v_from FROM chat_index c FOR UPDATE;
+  v_w := chat_watermark();
   SELECT max(m.seq), count(*)::integer, coalesce(array_agg(extract(epoch FROM m.created_at) * 1000 ORDER BY m.seq), '{}')
     INTO v_to, v_n, v_ats
-    FROM (SELECT x.seq, x.created_at FROM chat_messages x WHERE x.seq > v_from ORDER BY x.seq LIMIT p_limit) m;
+    FROM (SELECT x.seq, x.created_at FROM chat_messages x WHERE x.seq > v_from AND x.seq <= v_w ORDER BY x.seq LIMIT p_limit) m;
   IF v_n = 0 THEN
     RETURN QUERY SELECT v_from, 0, '{}'::float8[], '[]'::jsonb;
     RETURN;

@@ -2,10 +2,13 @@
 // and a sequencer that hands messages on strictly in seq order, with no gap and no repeat,
 // whichever node posted them and in whatever order the bus delivered them (docs/stream.md).
 //
-// Why it is sound: chat inserts serialise on a lock before drawing their seq (src/store/chat.ts),
-// so when seq N is visible every smaller seq is visible or will never exist. A message that
-// arrives ahead of its predecessors therefore fills the hole from the database at once, and when a
-// cross-node bus comes back after an outage the node settles up to the database's head.
+// Why it is sound: the room settles nothing above the chat's watermark (src/store/chat.ts): every
+// seq at or below it is committed or will never exist, though groups commit in any order. A
+// message that arrives ahead of its predecessors (a lower group of this node or another still in
+// its commit, a message the bus lost, a rolled-back seq) makes the room wait, in the database, for
+// the watermark to pass it (the groups in flight below it committed or rolled back), then fill the
+// hole from the rows; and when a cross-node bus comes back after an outage the node settles up to
+// the watermark.
 import * as store from '../store/chat.js';
 import { type ChatMessage, toMessage } from './chat-record.js';
 import { BUS_RESUMED_TOPIC, type BusMessage, type ChatPages, type Ctx } from './ports.js';
@@ -42,7 +45,7 @@ export class ChatRoom implements ChatPages {
         if (this.early === null && !this.closed) void this.run(() => this.catchUp());
       }),
     );
-    this.head = await store.maxSeq(this.ctx.sql);
+    this.head = await store.watermark(this.ctx.sql);
     const rows = await store.listNewest(this.ctx.sql, CHAT_CACHE, this.head + 1);
     this.cache = rows.reverse().map(toMessage);
     this.floor = rows.length < CHAT_CACHE ? 0 : (rows[0]?.seq ?? 1) - 1;
@@ -123,12 +126,17 @@ export class ChatRoom implements ChatPages {
     return p;
   }
 
-  /** Settles every seq below `upTo` from the database (a hole in what the bus delivered). */
+  /** Settles every seq below `upTo` from the database (a hole in what the bus delivered), once the
+   * watermark has passed it: the groups in flight below it committed or rolled back. */
   private async fill(upTo: number): Promise<void> {
     try {
-      const rows = await store.listAfter(this.ctx.sql, this.head, FILL_BATCH, upTo);
+      const settled = Math.min(upTo - 1, await store.watermarkAt(this.ctx.sql, upTo - 1));
+      const rows = await store.listAfter(this.ctx.sql, this.head, FILL_BATCH, settled + 1);
       for (const r of rows) if (r.seq > this.head) this.deliver(toMessage(r));
-      if (rows.length < FILL_BATCH) this.head = Math.max(this.head, upTo - 1);
+      if (rows.length < FILL_BATCH) this.head = Math.max(this.head, settled);
+      // Only a seq not drawn yet stays below upTo (a message this room holds is committed, so every
+      // seq under it was drawn): not expected; retried after a pause, not at once.
+      if (settled < upTo - 1) throw new Error(`chat watermark ${settled} below a committed message's seq ${upTo}`);
     } catch (err) {
       this.ctx.log.warn({ err }, 'chat: could not fill a gap from the database; retrying');
       await new Promise((ok) => setTimeout(ok, 250));
@@ -136,7 +144,7 @@ export class ChatRoom implements ChatPages {
   }
 
   private async catchUp(): Promise<void> {
-    const top = await store.maxSeq(this.ctx.sql);
+    const top = await store.watermark(this.ctx.sql);
     if (top > this.head) await this.fill(top + 1);
   }
 

@@ -31,6 +31,7 @@ export async function openChatRoom(ctx: Ctx): Promise<ChatRoom> {
     500,
     (s) => ctx.metrics.chatCommitSeconds.observe(s),
     isOutage,
+    ctx.config.chatCommitLanes,
   );
   return room;
 }
@@ -43,7 +44,8 @@ export function closeChatRoom(ctx: Ctx, room: ChatRoom): void {
 }
 
 /** Stores one post: through the node's group commit (concurrent posts share one statement and
- * one commit, seq in submission order), or alone when the chat room is not started. Then wakes the
+ * one commit, seqs in submission order within a group; up to CHAT_COMMIT_LANES groups commit at
+ * once, in any order: readers of seq order stop at the watermark, src/store/chat.ts), or alone when the chat room is not started. Then wakes the
  * node's chat indexer, which derives the rest from the committed row (indexChat). */
 async function storePost(ctx: Ctx, row: store.NewChatRow): Promise<store.StoredChat> {
   const posts = ctx.services.chatPosts;

@@ -14,9 +14,14 @@ export interface ChatRow {
   created_at: Date;
 }
 
-// Chat inserts take a transaction lock (advisory lock 7262003, in sql/functions/chat_append.sql) before
-// drawing a seq, so seq order is commit order on every node: once seq N is visible, every smaller
-// seq is visible or will never exist. The stream's no-gap replay rests on it (docs/stream.md).
+// Seq order is not commit order: groups draw their seqs without a lock held through their commit
+// (sql/functions/chat_append.sql), so a group may commit before a lower one, and a rolled-back
+// group's seqs are gaps for ever. Every reader of seq order after a cursor (the indexer's step, the
+// chat room and through it the stream's replay, docs/stream.md) stops at the watermark
+// (sql/functions/chat_watermark.sql, `watermark` below): every seq at or below it is committed or
+// will never exist. It is read in a statement before the rows, so the rows' snapshot is taken after
+// it (listAfter's callers pass it as their bound). Newest-first pages (listNewest) need none: a
+// lower seq that commits later is still found paging back.
 
 // The author shown is the one the message was posted as: a guest's message stays a guest's
 // message after its author registers (the carry-over moves ownership and points, not the text).
@@ -51,8 +56,8 @@ export interface StoredChat {
 
 /**
  * Appends messages in the given order, with each guest author's row, in one statement
- * (sql/functions/chat_append.sql: one round trip, one commit, seq drawn under the chat lock in
- * input order). Only ordering and durability: the search columns, the activity point and the
+ * (sql/functions/chat_append.sql: one round trip, one commit, seqs drawn in input order, the
+ * group announced until its commit for the watermark). Only ordering and durability: the search columns, the activity point and the
  * mention items are derived after the commit by the indexer (indexNext). The group commit of
  * src/domain/chat.ts calls it with whatever posts arrived together. Returns each message's seq, in
  * input order (null for a message refused because its token no longer names its author).
@@ -126,18 +131,29 @@ export async function listNewest(sql: Sql, limit: number, beforeSeq: number | nu
   ]);
 }
 
-/** Visible messages with afterSeq < seq < beforeSeq (beforeSeq null: no upper bound), oldest first. */
-export async function listAfter(sql: Sql, afterSeq: number, limit: number, beforeSeq: number | null = null): Promise<ChatRow[]> {
-  return sql.unsafe<ChatRow[]>(
-    `${SELECT} WHERE m.hidden_at IS NULL AND m.seq > $1 AND ($2::bigint IS NULL OR m.seq < $2) ORDER BY m.seq ASC LIMIT $3`,
-    [afterSeq, beforeSeq, limit],
-  );
+/** Visible messages with afterSeq < seq < beforeSeq, oldest first. Read in seq order after a cursor:
+ * beforeSeq must be at most the watermark plus one, read before this (a seq above the watermark may
+ * have a lower one still in flight). */
+export async function listAfter(sql: Sql, afterSeq: number, limit: number, beforeSeq: number): Promise<ChatRow[]> {
+  return sql.unsafe<ChatRow[]>(`${SELECT} WHERE m.hidden_at IS NULL AND m.seq > $1 AND m.seq < $2 ORDER BY m.seq ASC LIMIT $3`, [
+    afterSeq,
+    beforeSeq,
+    limit,
+  ]);
 }
 
-/** The highest seq drawn so far, hidden messages included (0 when the chat is empty). */
-export async function maxSeq(sql: Sql): Promise<number> {
-  const [row] = await sql<{ s: number | null }[]>`SELECT max(seq)::float8 AS s FROM chat_messages`;
-  return row?.s ?? 0;
+/** The watermark (sql/functions/chat_watermark.sql): every seq at or below it is committed or will
+ * never exist, hidden messages included (0 when the chat is empty). */
+export async function watermark(sql: Sql): Promise<number> {
+  const [row] = await sql<{ w: number }[]>`SELECT chat_watermark()::float8 AS w`;
+  return row?.w ?? 0;
+}
+
+/** The watermark once it reaches `upTo`, waiting for the groups in flight below it to commit or roll
+ * back; less only when seqs up to `upTo` are not all drawn yet. */
+export async function watermarkAt(sql: Sql, upTo: number): Promise<number> {
+  const [row] = await sql<{ w: number }[]>`SELECT chat_watermark_wait(${upTo}::bigint)::float8 AS w`;
+  return row?.w ?? 0;
 }
 
 export async function isHidden(sql: Sql, id: string): Promise<boolean> {

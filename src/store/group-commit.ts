@@ -30,7 +30,8 @@ interface Pending<I, O> {
 
 export class GroupCommit<I, O> {
   private queue: Pending<I, O>[] = [];
-  private running = false;
+  /** Batches committing now (at most `lanes`). */
+  private running = 0;
   /** How many writes the next batch expects under load (see gather), how long the last commit
    * took (ms) and when it ended (performance.now()). */
   private expected = 0;
@@ -54,13 +55,18 @@ export class GroupCommit<I, O> {
     private readonly timed: (seconds: number) => void = () => {},
     /** True for a failure that is the database's, not one write's: the batch fails together. */
     private readonly together: (err: unknown) => boolean = () => false,
+    /** How many batches may commit at once: with more than one, a write submitted while a batch
+     * commits starts the next batch at once, and batches may commit in any order (the chat's, whose
+     * readers stop at its watermark: src/store/chat.ts). */
+    private readonly lanes = 1,
   ) {}
 
   submit(input: I): Promise<O> {
     return new Promise<O>((ok, ko) => {
       this.queue.push({ input, ok, ko });
-      if (!this.running) void this.drain();
-      else if (this.wake && this.queue.length >= this.expected) this.wake();
+      if (this.wake) {
+        if (this.queue.length >= this.expected) this.wake();
+      } else if (this.running < this.lanes) void this.drain();
     });
   }
 
@@ -98,10 +104,11 @@ export class GroupCommit<I, O> {
   }
 
   private async drain(): Promise<void> {
-    this.running = true;
+    this.running++;
     try {
       while (this.queue.length > 0) {
-        const gathering = this.gather();
+        // A batch waits for writers to come back only when no other batch is committing.
+        const gathering = this.running === 1 ? this.gather() : null;
         if (gathering) await gathering;
         const batch = this.queue.splice(0, this.maxBatch);
         try {
@@ -127,7 +134,7 @@ export class GroupCommit<I, O> {
         }
       }
     } finally {
-      this.running = false;
+      this.running--;
     }
   }
 

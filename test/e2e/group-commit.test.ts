@@ -39,6 +39,39 @@ describe('GroupCommit', () => {
     expect({ commits: gc.commits, writes: gc.writes }).toEqual({ commits: 2, writes: 10 });
   });
 
+  it('with two lanes, a write submitted while a batch commits starts a second batch at once; a third waits for a lane', async () => {
+    const batches: number[][] = [];
+    const releases: (() => void)[] = [];
+    const gc = new GroupCommit<number, string>(
+      async (batch) => {
+        batches.push(batch);
+        await new Promise<void>((ok) => releases.push(ok));
+        return batch.map((n) => `ok-${n}`);
+      },
+      500,
+      undefined,
+      undefined,
+      2,
+    );
+    const first = gc.submit(0);
+    await Promise.resolve();
+    const second = gc.submit(1);
+    await Promise.resolve();
+    // Both lanes committing: the second write did not wait for the first batch.
+    expect(batches).toEqual([[0], [1]]);
+    const rest = [gc.submit(2), gc.submit(3)];
+    await Promise.resolve();
+    expect(batches).toEqual([[0], [1]]);
+    // The second batch ends first: its answer does not wait for the first's, and its lane takes what queued.
+    releases[1]?.();
+    expect(await second).toBe('ok-1');
+    await Promise.resolve();
+    expect(batches).toEqual([[0], [1], [2, 3]]);
+    releases[0]?.();
+    releases[2]?.();
+    expect(await Promise.all([first, ...rest])).toEqual(['ok-0', 'ok-2', 'ok-3']);
+  });
+
   it('under load, waits for the writers it just answered instead of splitting them into halves', async () => {
     // Each writer writes again as soon as it is answered, after a short round trip of its own,
     // like an HTTP client.
