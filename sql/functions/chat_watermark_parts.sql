@@ -14,10 +14,17 @@ BEGIN
           min(((l.classid::bigint & 4095) << 32) + l.objid::bigint) FILTER (WHERE l.objsubid = 1) AS first
         FROM pg_locks l
         WHERE l.locktype = 'advisory' AND l.granted AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
-          AND ((l.objsubid = 2 AND l.classid = 7262004 AND l.objid = v_tag) OR (l.objsubid = 1 AND l.classid::bigint >> 12 = 262144 + v_tag))
+          AND ((l.objsubid = 2 AND l.classid = 7262004 AND l.objid = v_tag)
+            -- A range key held exclusively is a group's; a reader waiting for a group
+            -- (chat_watermark_wait) keeps a shared one, which is no group.
+            OR (l.objsubid = 1 AND l.classid::bigint >> 12 = 262144 + v_tag AND l.mode = 'ExclusiveLock'))
         GROUP BY l.pid
       ) g;
     EXIT WHEN v_drawing = 0;
+    -- A group between its draw and its announcement is a few microseconds from leaving it, unless
+    -- its backend waits for a core (a loaded host): read again after a millisecond, not in a spin
+    -- that would take the core from it (and each read of pg_locks holds up every lock taken meanwhile).
+    PERFORM pg_sleep(0.001);
   END LOOP;
 END
 $$;

@@ -32,6 +32,9 @@ export class GroupCommit<I, O> {
   private queue: Pending<I, O>[] = [];
   /** Batches committing now (at most `lanes`). */
   private running = 0;
+  /** Settles when the last batch taken has been answered: batches are answered in the order they
+   * were taken, whatever order their commits end in. */
+  private answered: Promise<void> = Promise.resolve();
   /** How many writes the next batch expects under load (see gather), how long the last commit
    * took (ms) and when it ended (performance.now()). */
   private expected = 0;
@@ -56,8 +59,9 @@ export class GroupCommit<I, O> {
     /** True for a failure that is the database's, not one write's: the batch fails together. */
     private readonly together: (err: unknown) => boolean = () => false,
     /** How many batches may commit at once: with more than one, a write submitted while a batch
-     * commits starts the next batch at once, and batches may commit in any order (the chat's, whose
-     * readers stop at its watermark: src/store/chat.ts). */
+     * commits starts the next batch at once; batches may commit in any order (the chat's, whose
+     * readers stop at its watermark: src/store/chat.ts), and are answered in the order they were
+     * taken (so a node's chat posts are published, and reach its chat room, mostly in seq order). */
     private readonly lanes = 1,
   ) {}
 
@@ -111,6 +115,11 @@ export class GroupCommit<I, O> {
         const gathering = this.running === 1 ? this.gather() : null;
         if (gathering) await gathering;
         const batch = this.queue.splice(0, this.maxBatch);
+        const before = this.answered;
+        let answered = () => {};
+        this.answered = new Promise<void>((ok) => {
+          answered = ok;
+        });
         try {
           const t = performance.now();
           const out = await this.commit(batch.map((p) => p.input));
@@ -122,8 +131,13 @@ export class GroupCommit<I, O> {
           this.lastEnd = end;
           if (out.length !== batch.length) throw new Error(`group commit returned ${out.length} results for ${batch.length} writes`);
           this.count(batch.length);
-          for (let i = 0; i < batch.length; i++) (batch[i] as Pending<I, O>).ok(out[i] as O);
+          // Answered once the batches taken before it are (not awaited: this lane goes on).
+          void before.then(() => {
+            for (let i = 0; i < batch.length; i++) (batch[i] as Pending<I, O>).ok(out[i] as O);
+            answered();
+          });
         } catch (err) {
+          await before;
           if (this.together(err)) {
             // The writes that queued meanwhile would meet the same database: they fail now too
             // (not applied; the caller answers 503 with Retry-After) instead of each waiting out
@@ -131,6 +145,7 @@ export class GroupCommit<I, O> {
             for (const p of [...batch, ...this.queue.splice(0)]) p.ko(err);
           } else if (batch.length === 1) (batch[0] as Pending<I, O>).ko(err);
           else await this.oneByOne(batch);
+          answered();
         }
       }
     } finally {

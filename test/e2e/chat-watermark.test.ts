@@ -157,4 +157,16 @@ describe.runIf(usingRealPostgres())('a group committing while a lower one is sti
     expect(n).toBe(0);
     live.close();
   });
+
+  it("a reader's shared hold on a group's range key (chat_watermark_wait's) is no group in flight", async () => {
+    const last = await post('after the held groups');
+    await s.app.ctx.sql.begin(async (tx) => {
+      const [first] = await tx<{ w: number }[]>`SELECT chat_watermark()::float8 AS w`;
+      expect(first?.w).toBeGreaterThanOrEqual(last);
+      // As a reader holds the key of a group it waited for, until its statement ends.
+      await tx`SELECT pg_advisory_xact_lock_shared(chat_group_key(${last}::bigint))`;
+      const [held] = await tx<{ w: number }[]>`SELECT chat_watermark()::float8 AS w`;
+      expect(held?.w).toBeGreaterThanOrEqual(last);
+    });
+  });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GroupCommit } from '../../src/store/group-commit.js';
 import { chatIndexed } from '../helpers/chat-index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** A group commit whose every commit takes ~8 ms (so a batch may wait up to 2 ms), recording
  * each batch's size. */
@@ -39,7 +40,7 @@ describe('GroupCommit', () => {
     expect({ commits: gc.commits, writes: gc.writes }).toEqual({ commits: 2, writes: 10 });
   });
 
-  it('with two lanes, a write submitted while a batch commits starts a second batch at once; a third waits for a lane', async () => {
+  it('with two lanes, a write submitted while a batch commits starts a second batch at once; answers come in batch order', async () => {
     const batches: number[][] = [];
     const releases: (() => void)[] = [];
     const gc = new GroupCommit<number, string>(
@@ -62,12 +63,19 @@ describe('GroupCommit', () => {
     const rest = [gc.submit(2), gc.submit(3)];
     await Promise.resolve();
     expect(batches).toEqual([[0], [1]]);
-    // The second batch ends first: its answer does not wait for the first's, and its lane takes what queued.
+    // The second batch's commit ends first: its lane takes what queued at once, and its answer
+    // waits for the first batch's (answers in the order the batches were taken).
+    let secondAnswered = false;
+    void second.then(() => {
+      secondAnswered = true;
+    });
     releases[1]?.();
-    expect(await second).toBe('ok-1');
-    await Promise.resolve();
+    await waitFor(() => batches.length === 3, 5000, 'the freed lane taking the next batch');
     expect(batches).toEqual([[0], [1], [2, 3]]);
+    expect(secondAnswered).toBe(false);
     releases[0]?.();
+    expect(await first).toBe('ok-0');
+    expect(await second).toBe('ok-1');
     releases[2]?.();
     expect(await Promise.all([first, ...rest])).toEqual(['ok-0', 'ok-2', 'ok-3']);
   });
