@@ -143,7 +143,8 @@ export interface Config {
   depositPollMs: number;
   depositLeaseMs: number;
   chatIndex: { pollMs: number; lingerMs: number; mode: 'on' | 'off' | 'stall' };
-  /** How many chat post groups may commit at once on a node (docs/chat.md "The watermark"). */
+  /** How many chat post groups may commit at once on a node (docs/chat.md "The watermark"); one
+   * on the embedded store. */
   chatCommitLanes: number;
   nostrRelays: string[];
   nostrSecretKey: string | undefined;

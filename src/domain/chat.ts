@@ -31,7 +31,8 @@ export async function openChatRoom(ctx: Ctx): Promise<ChatRoom> {
     500,
     (s) => ctx.metrics.chatCommitSeconds.observe(s),
     isOutage,
-    ctx.config.chatCommitLanes,
+    // The embedded store runs one statement at a time: a second group would only queue for it.
+    ctx.config.databaseUrl ? ctx.config.chatCommitLanes : 1,
   );
   return room;
 }

@@ -8,7 +8,10 @@
 // when idle); writes submitted while a commit is in flight wait for it and then all go in the next
 // one. So under load a batch is whatever arrived during one commit's round trip, and the number of
 // commits per second stays what the database does for one writer. Right after a commit, under
-// load, the next batch also waits a little for the writers just answered (`gather`).
+// load, the next batch also waits a little for the writers just answered (`gather`). With more
+// than one lane (the chat's on PostgreSQL, CHAT_COMMIT_LANES), a second batch starts while the
+// first commits, once it holds half the writes expected or half a commit's time has passed
+// (`gatherBeside`); batches are answered in the order they were taken.
 //
 // A batch that fails is retried one write per transaction, so one bad write fails alone and its
 // neighbours still commit (in their original order); unless the failure is the database's, not a
@@ -40,8 +43,9 @@ export class GroupCommit<I, O> {
   private expected = 0;
   private lastMs = 0;
   private lastEnd = Number.NEGATIVE_INFINITY;
-  /** Set while a batch gathers: starts it at once. */
+  /** Set while a batch gathers: starts it at once; called when the queue holds wakeAt writes. */
   private wake: (() => void) | null = null;
+  private wakeAt = 0;
   /** Batches left to start without waiting: after a wait that few writers came back to (they
    * were not waiting for their answers to write again), the next PROBE_EVERY - 1 batches do not wait. */
   private skip = 0;
@@ -69,7 +73,7 @@ export class GroupCommit<I, O> {
     return new Promise<O>((ok, ko) => {
       this.queue.push({ input, ok, ko });
       if (this.wake) {
-        if (this.queue.length >= this.expected) this.wake();
+        if (this.queue.length >= this.wakeAt) this.wake();
       } else if (this.running < this.lanes) void this.drain();
     });
   }
@@ -104,6 +108,29 @@ export class GroupCommit<I, O> {
       };
       const timer = setTimeout(done, wait);
       this.wake = done;
+      this.wakeAt = this.expected;
+    });
+  }
+
+  /**
+   * With another batch committing (lanes > 1), a batch waits until it holds half the writes the
+   * last commit expected, or half a commit's time (at most MAX_GATHER_MS): started at the first
+   * write, the lanes would split the writers into batches of one or two, each paying a commit.
+   */
+  private gatherBeside(): Promise<void> | null {
+    const half = Math.ceil(this.expected / 2);
+    const wait = Math.min(this.lastMs / 2, MAX_GATHER_MS);
+    // One batch gathers at a time: a lane that frees while another gathers takes the queue now.
+    if (this.queue.length >= half || wait < 0.5 || this.wake) return null;
+    return new Promise<void>((ok) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        ok();
+      };
+      const timer = setTimeout(done, wait);
+      this.wake = done;
+      this.wakeAt = half;
     });
   }
 
@@ -111,10 +138,11 @@ export class GroupCommit<I, O> {
     this.running++;
     try {
       while (this.queue.length > 0) {
-        // A batch waits for writers to come back only when no other batch is committing.
-        const gathering = this.running === 1 ? this.gather() : null;
+        const gathering = this.running === 1 ? this.gather() : this.gatherBeside();
         if (gathering) await gathering;
         const batch = this.queue.splice(0, this.maxBatch);
+        // Another lane took what this one gathered.
+        if (batch.length === 0) continue;
         const before = this.answered;
         let answered = () => {};
         this.answered = new Promise<void>((ok) => {
