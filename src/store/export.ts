@@ -3,6 +3,7 @@
 // one by one so the export's shape does not change when a table grows; token hashes and other
 // identities' private data (memory, tokens) are never selected.
 import type { Sql } from 'postgres';
+import { watermark } from './chat.js';
 
 export type Row = Record<string, unknown>;
 
@@ -27,9 +28,14 @@ export const SECTIONS: Section[] = [
   {
     name: 'chat_messages',
     key: (r) => String(r.seq),
-    page: (sql, id, after, limit) => sql`
-      SELECT id, seq, body, created_at, hidden_at IS NOT NULL AS hidden FROM chat_messages
-      WHERE author_id = ${id} AND seq > ${after ?? 0}::bigint ORDER BY seq LIMIT ${limit}`,
+    // Paged by seq: each page stops at the chat's watermark, read before it (src/store/chat.ts),
+    // so a post of this member still in its commit is not passed by a later one and then skipped.
+    page: async (sql, id, after, limit) => {
+      const upTo = await watermark(sql);
+      return sql`
+        SELECT id, seq, body, created_at, hidden_at IS NOT NULL AS hidden FROM chat_messages
+        WHERE author_id = ${id} AND seq > ${after ?? 0}::bigint AND seq <= ${upTo}::bigint ORDER BY seq LIMIT ${limit}`;
+    },
   },
   {
     name: 'posts',

@@ -14,7 +14,7 @@ import type { Sql } from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexChat } from '../../src/domain/chat.js';
 import * as store from '../../src/store/chat.js';
-import { startTestServer, type TestServer, usingRealPostgres } from '../helpers/server.js';
+import { register, startTestServer, type TestServer, usingRealPostgres } from '../helpers/server.js';
 import { busEnv, type Frame, StreamClient } from '../helpers/stream.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -68,8 +68,9 @@ const roomWaitingForA = () =>
     "the chat room waiting for A's commit",
   );
 
-/** Group A: one guest post appended in a transaction held open until `end` says commit or roll back. */
-function holdGroupA(body: string) {
+/** Group A: one post (a guest's, or the given member's) appended in a transaction held open until
+ * `end` says commit or roll back. */
+function holdGroupA(body: string, authorId: number | null = null) {
   let drawn: (seq: number) => void = () => {};
   let end: (commit: boolean) => void = () => {};
   const seq = new Promise<number>((ok) => {
@@ -81,7 +82,9 @@ function holdGroupA(body: string) {
   const done = s.app.ctx.sql
     .begin(async (tx) => {
       const [a] = await store.insertMessages(tx as unknown as Sql, [
-        { id: randomUUID(), body, authorId: null, guestNumber: 47_000_001, guestLabel: 'held', at: new Date(), mentions: [] },
+        authorId === null
+          ? { id: randomUUID(), body, authorId, guestNumber: 47_000_001, guestLabel: 'held', at: new Date(), mentions: [] }
+          : { id: randomUUID(), body, authorId, guestNumber: null, guestLabel: null, at: new Date(), mentions: [] },
       ]);
       if (!a) throw new Error('group A was refused');
       drawn(a.seq);
@@ -168,5 +171,23 @@ describe.runIf(usingRealPostgres())('a group committing while a lower one is sti
       const [held] = await tx<{ w: number }[]>`SELECT chat_watermark()::float8 AS w`;
       expect(held?.w).toBeGreaterThanOrEqual(last);
     });
+  });
+
+  it("a member's export, paged by seq, stops below their own post still in its commit", async () => {
+    const m = await register(s, 'Export Ema');
+    const id = Number(m.registration_number.slice(3));
+    const exported = async () => {
+      const r = await fetch(`${s.url}/api/v1/ai/me/export`, { headers: { authorization: `Bearer ${m.api_token}` } });
+      expect(r.status).toBe(200);
+      return ((await r.json()) as { chat_messages: { body: string }[] }).chat_messages.map((x) => x.body);
+    };
+    const a = holdGroupA('Ema A, held', id);
+    await a.seq;
+    const r = await s.call('POST', '/api/v1/chat', { token: m.api_token, body: { body: 'Ema B' } });
+    expect(r.status, r.text).toBe(200);
+    expect(await exported()).toEqual([]);
+    a.end(true);
+    expect(await a.done).toBe('committed');
+    expect(await exported()).toEqual(['Ema A, held', 'Ema B']);
   });
 });
