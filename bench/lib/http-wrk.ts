@@ -13,6 +13,9 @@ export interface Row {
   server: string;
   scenario: string;
   rps: number;
+  /** The requests answered and the time they took (s), when known: rps is their quotient. */
+  requests?: number;
+  seconds?: number;
   p50_ms: number;
   p99_ms: number;
   /** Server CPU in cores during the run (1 = one core busy all along). */
@@ -122,6 +125,9 @@ export interface WrkOptions {
 
 export interface WrkResult {
   rps: number;
+  /** The requests answered and the time they took (s): rps is their quotient. */
+  requests?: number;
+  seconds?: number;
   p50_ms: number;
   p99_ms: number;
   errors: number;
@@ -167,7 +173,11 @@ export async function runWrk(o: WrkOptions): Promise<WrkResult> {
   let spentAt = 0;
   child.stdout.on('data', (d) => {
     out += d;
-    if (!spentAt && out.includes('LIST-SPENT')) spentAt = performance.now();
+    if (!spentAt && out.includes('LIST-SPENT')) {
+      spentAt = performance.now();
+      // wrk would wait out its whole -d: interrupted, it stops and reports (its done() runs).
+      child.kill('SIGINT');
+    }
   });
   child.stderr.on('data', (d) => {
     out += d;
@@ -208,6 +218,8 @@ export async function runWrk(o: WrkOptions): Promise<WrkResult> {
   const clientCpu = wall > 0 ? c1 / wall : 0;
   return {
     rps: Math.round(r.requests / (r.duration_us / 1e6)),
+    requests: r.requests,
+    seconds: r.duration_us / 1e6,
     p50_ms: r.p50_us / 1000,
     p99_ms: r.p99_us / 1000,
     errors: r.errors + r.status_errors,

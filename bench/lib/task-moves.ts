@@ -3,12 +3,43 @@
 // one-INSERT-per-request server's figure. A task moves once through each state, so each phase
 // sends a list of distinct requests (bench/lib/http-wrk.ts `list`) built from the tasks the phase
 // before left in the database: posters spread over many members (1,000 credits each, reward 1),
-// claims and deliveries by a set of solvers, approvals by each task's poster.
+// claims and deliveries by a set of solvers, approvals by each task's poster. Each phase runs in
+// SLICES turns per side, alternating which goes first (a phase's list split in parts; the posts'
+// seconds split), and its rate is all its requests over all their time: on a machine others load,
+// a burst of their work falls on both sides instead of on one side's whole phase (one turn per
+// side moved the ratios by up to 3x between identical runs).
 import postgres from 'postgres';
 import { type Row, runWrk } from './http-wrk.js';
 
 const POSTERS = 24;
 const SOLVERS = 16;
+/** Each phase runs in this many turns per side, alternating (see `phase`). */
+const SLICES = 4;
+
+/** One row for a phase's slices: requests over the time they took, CPU weighted by time, the
+ * median slice's p50 and the worst p99. */
+function combined(rows: Row[]): Row {
+  const first = rows[0] as Row;
+  const time = rows.reduce((t, r) => t + (r.seconds ?? 0), 0);
+  const requests = rows.reduce((t, r) => t + (r.requests ?? 0), 0);
+  const by = (f: (r: Row) => number) => (time > 0 ? rows.reduce((t, r) => t + f(r) * (r.seconds ?? 0), 0) / time : 0);
+  const serverCpuS = rows.reduce((t, r) => t + r.server_cpu * (r.seconds ?? 0), 0);
+  const p50s = rows.map((r) => r.p50_ms).sort((a, b) => a - b);
+  return {
+    ...first,
+    rps: time > 0 ? Math.round(requests / time) : 0,
+    requests,
+    seconds: time,
+    p50_ms: p50s[Math.floor(p50s.length / 2)] as number,
+    p99_ms: Math.max(...rows.map((r) => r.p99_ms)),
+    errors: rows.reduce((t, r) => t + r.errors, 0),
+    server_cpu: by((r) => r.server_cpu),
+    client_cpu: by((r) => r.client_cpu),
+    client_bound: rows.some((r) => r.client_bound),
+    per_cpu_s: serverCpuS > 0 ? Math.round(requests / serverCpuS) : 0,
+    ...(first.db_cpu !== undefined ? { db_cpu: by((r) => r.db_cpu ?? 0), db_busiest: by((r) => r.db_busiest ?? 0) } : {}),
+  };
+}
 
 interface Project {
   name: string;
@@ -82,23 +113,39 @@ export async function taskMoves(
     scenario: string,
     body: string | undefined,
     list: (side: Side) => Promise<{ path: string; authorization: string }[]>,
+    /** Each slice sends the whole list again (posts), instead of its own part of it. */
+    repeat = false,
   ) => {
-    const order = turn++ % 2 === 0 ? sides : [...sides].reverse();
-    const got = new Map<Side, Row>();
-    for (const side of order) {
-      const r = await runWrk({
-        url: `${side.server.url}/`,
-        seconds: o.seconds,
-        connections: o.connections,
-        method: 'POST',
-        ...(body !== undefined ? { body } : {}),
-        headers: { 'content-type': 'application/json' },
-        serverPid: side.server.pid,
-        list: await list(side),
-        database: true,
-      });
-      got.set(side, { suite: 'write', server: side.server.name, scenario: `${scenario} c=${o.connections}`, ...r });
+    const lists = new Map<Side, { path: string; authorization: string }[]>();
+    for (const side of sides) lists.set(side, await list(side));
+    const slices = new Map<Side, Row[]>();
+    // In SLICES turns, alternating which side goes first, so a burst of other load on this machine
+    // falls on both sides rather than on one side's whole phase.
+    for (let k = 0; k < SLICES; k++) {
+      const order = turn++ % 2 === 0 ? sides : [...sides].reverse();
+      for (const side of order) {
+        const all = lists.get(side) as { path: string; authorization: string }[];
+        const part = repeat ? all : all.slice(Math.floor((k * all.length) / SLICES), Math.floor(((k + 1) * all.length) / SLICES));
+        if (part.length === 0) continue;
+        const r = await runWrk({
+          url: `${side.server.url}/`,
+          seconds: repeat ? Math.max(1, Math.round(o.seconds / SLICES)) : o.seconds,
+          connections: o.connections,
+          method: 'POST',
+          ...(body !== undefined ? { body } : {}),
+          headers: { 'content-type': 'application/json' },
+          serverPid: side.server.pid,
+          list: part,
+          database: true,
+        });
+        slices.set(side, [
+          ...(slices.get(side) ?? []),
+          { suite: 'write', server: side.server.name, scenario: `${scenario} c=${o.connections}`, ...r },
+        ]);
+      }
     }
+    const got = new Map<Side, Row>();
+    for (const side of sides) got.set(side, combined(slices.get(side) ?? []));
     if (process.env.BENCH_FUNCTION_STATS) {
       // Where the project's PostgreSQL time went, by SQL function (needs track_functions = 'all'
       // on the bench database): cumulative since the server started.
@@ -117,7 +164,9 @@ export async function taskMoves(
     await phase(
       'task post',
       JSON.stringify({ title: 'bench task', body: 'a task posted by the benchmark', reward_points: 1 }),
-      async (side) => Array.from({ length: POSTERS * 1000 }, (_, i) => ({ path: '/api/v1/habitat/tasks', authorization: side.poster(i) })),
+      async (side) =>
+        Array.from({ length: (POSTERS * 1000) / SLICES }, (_, i) => ({ path: '/api/v1/habitat/tasks', authorization: side.poster(i) })),
+      true,
     );
     await phase('task claim', '{}', async (side) =>
       (await side.tasks('open')).map((t, i) => ({ path: `/api/v1/habitat/tasks/${t.id}/claim`, authorization: side.solver(i) })),

@@ -23,10 +23,12 @@ export interface FiredEvent {
   items?: OwnedItem[];
 }
 
-/** A member's task write: a new task, or a move of one. */
-export type TaskWrite =
-  | { kind: 'post'; member: IdentityRow; input: PostInput; id: string }
-  | { kind: 'act'; member: IdentityRow; taskId: string; action: TaskAction; submission?: string | undefined };
+/** A member's task write: a new task, or a move of one. `tokenHash`: the member came from the
+ * node's token cache with this token, which the write's transaction checks is still its own. */
+export type TaskWrite = { member: IdentityRow; tokenHash?: Buffer | undefined } & (
+  | { kind: 'post'; input: PostInput; id: string }
+  | { kind: 'act'; taskId: string; action: TaskAction; submission?: string | undefined }
+);
 
 /** A task write committed (its task as it now reads, the moves it made) or refused (the error). */
 export type TaskDone = { ok: true; view: TaskView; fired: FiredEvent[] } | { ok: false; err: unknown };

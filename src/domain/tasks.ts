@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { deadlineOf, TASK_INITIAL, type TaskState } from '../machines/task.js';
 import { GroupCommit } from '../store/group-commit.js';
-import type { IdentityRow } from '../store/identities.js';
+import { checkMemberTokens, type IdentityRow, STALE_TOKEN } from '../store/identities.js';
 import { balanceOf, identityAccount, type Tx } from '../store/ledger.js';
 import { type PipelinedTx, pipelinedTx } from '../store/pipelined-tx.js';
 import { pgCode, txWithRetry } from '../store/retry.js';
@@ -12,7 +12,7 @@ import type { SubmissionRow, TaskRow, TaskWrites } from '../store/tasks.js';
 import * as store from '../store/tasks.js';
 import { noWrites } from '../store/tasks.js';
 import { UNTRUSTED } from './caller.js';
-import { CommonsError, fail, isOutage } from './errors.js';
+import { CommonsError, deadMemberToken, fail, isOutage } from './errors.js';
 import { link } from './inbox.js';
 import { REWARD_POINTS, rewardRange } from './limits.js';
 import { actorOf, itemsFor } from './mentions.js';
@@ -34,13 +34,15 @@ const EMPTY_BOARD_NEXT = [
 export const REWARD_MIN = REWARD_POINTS.min;
 export const REWARD_MAX = REWARD_POINTS.max;
 
-export async function postTask(ctx: Ctx, member: IdentityRow, input: PostInput): Promise<TaskView> {
+/** Posts a task for `member`; with `tokenHash` (the member read from the node's token cache), the
+ * write's own transaction checks that token is still the member's (401 otherwise). */
+export async function postTask(ctx: Ctx, member: IdentityRow, input: PostInput, tokenHash?: Buffer): Promise<TaskView> {
   const reward = input.reward_points;
   if (!Number.isInteger(reward) || reward < REWARD_MIN || reward > REWARD_MAX) {
     fail('REWARD_OUT_OF_RANGE', `reward_points must be ${rewardRange}`);
   }
   try {
-    return await submitMove(ctx, { kind: 'post', member, input, id: randomUUID() });
+    return await submitMove(ctx, { kind: 'post', member, tokenHash, input, id: randomUUID() });
   } catch (err) {
     // The overdraft is refused by the database itself (ledger_accounts.balance_not_negative).
     if (pgCode(err) === '23514' && (err as { constraint_name?: string }).constraint_name === 'balance_not_negative') {
@@ -57,7 +59,15 @@ const taskOf = (wr: TaskWrite): string => (wr.kind === 'post' ? wr.id : wr.taskI
  * in an idempotent write's transaction), then announces its moves. */
 async function submitMove(ctx: Ctx, wr: TaskWrite): Promise<TaskView> {
   const group = ctx.services.taskWrites;
-  const done = group ? await group.submit(wr) : ((await commitTaskWrites(ctx, [wr], true))[0] as TaskDone);
+  let done: TaskDone;
+  try {
+    done = group ? await group.submit(wr) : ((await commitTaskWrites(ctx, [wr], true))[0] as TaskDone);
+  } catch (err) {
+    // The member's token was rotated or revoked (on any node) since this node cached it: refused
+    // by the write's own transaction, and, in a group, alone (the group went again one by one).
+    if (pgCode(err) === STALE_TOKEN) deadMemberToken();
+    throw err;
+  }
   if (!done.ok) throw done.err;
   await publishMoves(ctx, done.fired, new Map([[taskOf(wr), done.view]]));
   return done.view;
@@ -105,6 +115,8 @@ function planWrite(ctx: Ctx, w: TaskWrites, wr: TaskWrite, locked: Map<string, T
 /** How a commit of task writes reaches the database: the moves' rows locked, then the writes
  * sent with the reads of the answers (and, on a pipelined transaction, with COMMIT). */
 interface TaskTx {
+  /** Refuses the transaction (STALE_TOKEN) unless each member still holds its token. */
+  check(members: { id: number; tokenHash: Buffer }[]): Promise<unknown>;
   lock(ids: string[]): Promise<TaskRow[]>;
   write(w: TaskWrites, ids: string[], withSubmissions: string[], last: boolean): Promise<[store.Applied, TaskRow[], SubmissionRow[]]>;
 }
@@ -112,6 +124,7 @@ interface TaskTx {
 /** A transaction of postgres.js's own (sql.begin, retried): where the node's group is not running,
  * as in an idempotent write's transaction (its `begin` a savepoint). */
 const ownTx = (tx: Tx): TaskTx => ({
+  check: async (members) => checkMemberTokens(tx, members),
   lock: async (ids) => store.lockTasks(tx, ids),
   write: (w, ids, subs) => Promise.all([store.applyWrites(tx, w), store.getTasks(tx, ids), store.submissionsOf(tx, subs)]),
 });
@@ -119,6 +132,7 @@ const ownTx = (tx: Tx): TaskTx => ({
 /** A pipelined transaction (src/store/pipelined-tx.ts): BEGIN goes with the lock, COMMIT with the
  * writes and reads, so a group of posts is one round trip and a group of moves two. */
 const pipelined = (tx: PipelinedTx): TaskTx => ({
+  check: (members) => tx.send(checkMemberTokens(tx.sql, members)),
   lock: (ids) => tx.send(store.lockTasks(tx.sql, ids)),
   write: async (w, ids, subs, last) => {
     const applied = store.applyWritesQuery(tx.sql, w);
@@ -144,8 +158,23 @@ export async function commitTaskWrites(ctx: Ctx, batch: TaskWrite[], own = false
   return pipelinedTx(ctx.sql, (tx) => decideAndWrite(ctx, batch, pipelined(tx)));
 }
 
+/** `p`'s answer once `check` has answered too; `check`'s failure first (a statement sent after a
+ * failed one fails only because of it). */
+async function behind<T>(check: Promise<unknown> | null, p: Promise<T>): Promise<T> {
+  if (!check) return p;
+  const [c, r] = await Promise.allSettled([check, p]);
+  if (c.status === 'rejected') throw c.reason;
+  if (r.status === 'rejected') throw r.reason;
+  return r.value;
+}
+
 async function decideAndWrite(ctx: Ctx, batch: TaskWrite[], tx: TaskTx): Promise<TaskDone[]> {
   const now = ctx.clock.now();
+  // The tokens of members read from the node's cache, checked by the transaction's first
+  // statement (sent with BEGIN, answered with the lock or, for posts alone, with the writes), so
+  // no write is decided for a token rotated away, and the check costs no round trip.
+  const tokens = batch.flatMap((wr) => (wr.tokenHash ? [{ id: wr.member.id, tokenHash: wr.tokenHash }] : []));
+  let checked: Promise<unknown> | null = tokens.length > 0 ? tx.check(tokens) : null;
   const done: TaskDone[] = new Array(batch.length);
   let pending = batch.map((_, i) => i);
   while (pending.length > 0) {
@@ -163,7 +192,8 @@ async function decideAndWrite(ctx: Ctx, batch: TaskWrite[], tx: TaskTx): Promise
       }
       turn.push(i);
     }
-    const locked = new Map(moving.size > 0 ? (await tx.lock([...moving])).map((r) => [r.id, r]) : []);
+    const locked = new Map(moving.size > 0 ? (await behind(checked, tx.lock([...moving]))).map((r) => [r.id, r]) : []);
+    if (moving.size > 0) checked = null;
     const w = noWrites();
     const planned: { i: number; moves: PlannedMove[]; at: { events: number; items: number } }[] = [];
     for (const i of turn) {
@@ -181,7 +211,8 @@ async function decideAndWrite(ctx: Ctx, batch: TaskWrite[], tx: TaskTx): Promise
       const idOf = (p: { i: number }) => taskOf(batch[p.i] as TaskWrite);
       // A task open or claimed has no submissions (nothing moves back to those states).
       const withSubs = planned.filter((p) => p.moves.some((m) => m.to !== 'open' && m.to !== 'claimed')).map(idOf);
-      const [out, rows, subs] = await tx.write(w, planned.map(idOf), withSubs, later.length === 0);
+      const [out, rows, subs] = await behind(checked, tx.write(w, planned.map(idOf), withSubs, later.length === 0));
+      checked = null;
       const byId = new Map(rows.map((r) => [r.id, r]));
       for (const p of planned) {
         const row = byId.get(idOf(p));
@@ -191,6 +222,8 @@ async function decideAndWrite(ctx: Ctx, batch: TaskWrite[], tx: TaskTx): Promise
     }
     pending = later;
   }
+  // (Every turn awaits the check with its lock or its writes; this only keeps it answered if not.)
+  if (checked) await checked;
   return done;
 }
 
@@ -216,8 +249,16 @@ function authorize(task: TaskRow, actorId: number, action: TaskAction): void {
   }
 }
 
-export async function actOnTask(ctx: Ctx, member: IdentityRow, taskId: string, action: TaskAction, submission?: string): Promise<TaskView> {
-  return submitMove(ctx, { kind: 'act', member, taskId, action, submission });
+/** Moves a task for `member` (with `tokenHash`, checked as postTask checks it). */
+export async function actOnTask(
+  ctx: Ctx,
+  member: IdentityRow,
+  taskId: string,
+  action: TaskAction,
+  submission?: string,
+  tokenHash?: Buffer,
+): Promise<TaskView> {
+  return submitMove(ctx, { kind: 'act', member, tokenHash, taskId, action, submission });
 }
 
 export async function taskDetail(ctx: Ctx, taskId: string): Promise<TaskView> {

@@ -1,8 +1,9 @@
 // Member tokens resolved for reads, kept in memory so a read with a token costs what an anonymous
 // read costs (no database round trip). Only reads on open routes use it, where a stale token is
 // ignored anyway (src/transport/admission/resolve-caller.ts; there the caller decides only the guest headers);
-// writes and member routes always verify against the database, so a revoked or rotated
-// token is refused by them at once on every node. A rotation, recovery or revocation also clears
+// writes and member routes always verify against the database (a write that takes its member from
+// here checks the token's hash in its own transaction: chat posts, task posts and moves), so a
+// revoked or rotated token is refused by them at once on every node. A rotation, recovery or revocation also clears
 // this node's entries at once and every other node's through the bus; entries older than
 // TOKEN_CACHE_MS are looked up again, bounding what any other change of the row could leave stale.
 

@@ -68,6 +68,19 @@ export async function findByTokenHashes(sql: Tx, hashes: Buffer[]): Promise<(Ide
   return hashes.map((h) => byHash.get(h.toString('hex')) ?? null);
 }
 
+/** The statement (unsent) that refuses its transaction with SQLSTATE STALE_TOKEN unless each
+ * member still holds the token hash given with it (sql/functions/member_tokens_check.sql). */
+export function checkMemberTokens(sql: Tx, members: { id: number; tokenHash: Buffer }[]) {
+  return sql.unsafe(
+    'SELECT member_tokens_check($1::bigint[], $2::text[])',
+    [members.map((m) => m.id), members.map((m) => m.tokenHash.toString('hex'))],
+    PREPARED,
+  );
+}
+
+/** What member_tokens_check raises: a member's token is no longer the one it wrote with (401). */
+export const STALE_TOKEN = 'CM401';
+
 export async function findById(sql: Tx, id: number): Promise<IdentityRow | null> {
   const rows = await sql.unsafe<IdentityRow[]>(`SELECT ${COLUMNS} FROM identities WHERE id = $1`, [id]);
   return rows[0] ?? null;

@@ -199,3 +199,102 @@ describe('retention', () => {
     expect(await countRows(s, 'inbox_items', `identity_id = ${id} AND id <= 10`)).toBe(0);
   });
 });
+
+describe('many items in one statement', () => {
+  // inbox_add_many (sql/functions/inbox_add_many.sql) writes a task group's items at once; what it
+  // leaves must be what inbox_add called once per item, in the same order, leaves: the answers,
+  // the ids drawn, the rows kept by the age bound, the webhook deliveries queued. Twin members get
+  // the same history and the same items, one by each function.
+  it('leaves what inbox_add item by item leaves: answers, ids, retention and webhook deliveries', async () => {
+    const sql = s.app.ctx.sql;
+    // One after another, so A < B < C on both sides: the items go in owner order.
+    const twins: number[][] = [];
+    for (const side of ['Many', 'One']) {
+      const ids: number[] = [];
+      for (const n of ['A', 'B', 'C']) ids.push(idOf((await register(s, `${side} ${n}`)).registration_number));
+      twins.push(ids);
+    }
+    for (const [a, , c] of twins) {
+      // A has 40 items, the 35 oldest 91 days old (more than one pass of the age bound's 16), and
+      // C a webhook: its items are queued for delivery.
+      await sql`SELECT inbox_add(${a as number}, 'badge', NULL, 'ai', 'x', NULL, 'old') FROM generate_series(1, 40)`;
+      await sql`UPDATE inbox_items SET created_at = now() - interval '91 days' WHERE identity_id = ${a as number} AND id <= 35`;
+      await sql`INSERT INTO inbox_webhooks (identity_id, callback_url, secret) VALUES (${c as number}, 'https://example.org/hook', 's')`;
+    }
+    const NOT_A_MEMBER = 99_999_999;
+    // In owner order, as task_moves_apply hands them over; one owner is no member.
+    const list = (ids: number[]) => {
+      const [a, b, c] = ids as [number, number, number];
+      return [
+        {
+          owner: a,
+          kind: 'task',
+          actor: 'AI-00000001',
+          subject_type: 'task',
+          subject_id: 't1',
+          url: 'https://x/t1',
+          excerpt: 'claimed: one',
+        },
+        { owner: a, kind: 'task', actor: null, subject_type: 'task', subject_id: 't2', url: null, excerpt: 'e'.repeat(300) },
+        {
+          owner: b,
+          kind: 'mention',
+          actor: 'AI-00000002',
+          subject_type: 'chat_message',
+          subject_id: 'm1',
+          url: 'https://x/m1',
+          excerpt: 'hi',
+        },
+        { owner: c, kind: 'task', actor: 'AI-00000003', subject_type: 'task', subject_id: 't3', url: 'https://x/t3', excerpt: 'delivered' },
+        { owner: c, kind: 'task', actor: 'AI-00000003', subject_type: 'task', subject_id: 't4', url: 'https://x/t4', excerpt: 'approved' },
+        { owner: NOT_A_MEMBER, kind: 'task', actor: null, subject_type: 'task', subject_id: 't5', url: null, excerpt: 'nobody' },
+      ].sort((x, y) => x.owner - y.owner);
+    };
+    const [many, one] = twins as [number[], number[]];
+    const [written] = await sql`SELECT inbox_add_many(${JSON.stringify(list(many))}::text::jsonb) AS out`;
+    const byMany = written?.out as unknown[];
+    const byOne = await sql.begin(async (tx) => {
+      const got: unknown[] = [];
+      for (const it of list(one)) {
+        const [r] = await tx`SELECT inbox_add(${it.owner}, ${it.kind}, ${it.actor}, ${it.subject_type}, ${it.subject_id}, ${it.url},
+          ${it.excerpt}) AS item`;
+        got.push(r?.item ?? null);
+      }
+      return got;
+    });
+    // The same, once each side's members are named by their place (A, B, C) and times left out.
+    const place = (ids: number[], id: unknown) => {
+      const i = ids.indexOf(Number(id));
+      return i < 0 ? id : 'ABC'[i];
+    };
+    const answer = (ids: number[], v: unknown) =>
+      (v as (Record<string, unknown> | null)[]).map((it) => (it === null ? null : { ...it, created_at: 'T', owner: place(ids, it.owner) }));
+    expect(answer(many, byMany)).toEqual(answer(one, byOne));
+    expect((byMany as unknown[]).filter((x) => x === null)).toHaveLength(1);
+    const state = async (ids: number[]) => {
+      const items = await sql`SELECT identity_id::int AS owner, id::int, kind, actor, subject_type, subject_id, subject_url, excerpt
+        FROM inbox_items WHERE identity_id IN ${sql(ids)} ORDER BY identity_id, id`;
+      const counters = await sql`SELECT identity_id::int AS owner, last_id::int, read_up_to::int FROM inbox_counters
+        WHERE identity_id IN ${sql(ids)} ORDER BY identity_id`;
+      const outbox = await sql`SELECT identity_id::int AS owner, item_id::int, body FROM inbox_outbox
+        WHERE identity_id IN ${sql(ids)} ORDER BY identity_id, item_id`;
+      return {
+        items: items.map((r) => ({ ...r, owner: place(ids, r.owner) })),
+        counters: counters.map((r) => ({ ...r, owner: place(ids, r.owner) })),
+        outbox: outbox.map((r) => {
+          const body = JSON.parse(r.body as string);
+          return {
+            ...r,
+            owner: place(ids, r.owner),
+            body: { ...body, timestamp: 'T', registration_number: 'C', data: { ...body.data, created_at: 'T' } },
+          };
+        }),
+      };
+    };
+    const [left, right] = [await state(many), await state(one)];
+    expect(left).toEqual(right);
+    // The age bound ran: of A's 35 old items, 32 went (16 looked at per item added, as inbox_add).
+    expect(left.items.filter((r) => r.owner === 'A')).toHaveLength(40 - 32 + 2);
+    expect(left.outbox).toHaveLength(2);
+  });
+});

@@ -3,10 +3,12 @@
 // writing statement (sql/functions/task_moves_apply.sql). Each writer is answered with its own
 // task; a refused move is answered alone and spoils none of its group; two moves of one task in
 // one group go in turns (one claim wins); an overdraft fails the group, whose writes then go one
-// by one, so only the overdraft is refused.
+// by one, so only the overdraft is refused, and so does a write whose member's token (taken from
+// the node's token cache) is no longer its own: refused alone (401), nothing of it written.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskView } from '../../src/domain/task-view.js';
 import * as tasks from '../../src/domain/tasks.js';
+import { hashToken } from '../../src/domain/tokens.js';
 import type { IdentityRow } from '../../src/store/identities.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { conservation, type Member, me, member, post } from '../helpers/tasks.js';
@@ -106,6 +108,42 @@ describe('grouped task writes', () => {
     expect((await me(s, rich)).escrowed).toBe(18);
     expect((await me(s, poor)).balance).toBe(2);
     expect((await me(s, poor)).escrowed).toBe(998);
+    const c = await conservation(s);
+    expect(c.held).toBe(c.expected);
+  });
+
+  it('a write whose token was rotated away is refused alone (401); its group commits, the check in its transaction', async () => {
+    const poster = await member(s, 'Token Poster');
+    const stale = await member(s, 'Token Stale');
+    const fresh = await member(s, 'Token Fresh');
+    const ids = await Promise.all([post(s, poster, 2), post(s, poster, 2)]);
+    const before = { ...group() };
+    const hash = (m: Member) => hashToken(m.token);
+    const staleHash = hash(stale);
+    // Its token changed in the database only (as a rotation on a node whose bus message has not
+    // come): the hash this node would have cached is no longer the member's.
+    await s.app.ctx.sql`UPDATE identities SET token_hash = ${hashToken(`${stale.token}x`)} WHERE id = ${stale.id}`;
+    const input = { title: 'with a token', body: 'checked in its transaction', reward_points: 4 };
+    const got = await Promise.all(
+      [
+        tasks.actOnTask(s.app.ctx, row(fresh), ids[0] as string, 'CLAIM', undefined, hash(fresh)),
+        tasks.actOnTask(s.app.ctx, row(stale), ids[1] as string, 'CLAIM', undefined, staleHash),
+        tasks.postTask(s.app.ctx, row(stale), input, staleHash),
+        tasks.postTask(s.app.ctx, row(fresh), input, hash(fresh)),
+      ].map(settle),
+    );
+    expect(got.map((g) => (g.ok ? 'ok' : g.code))).toEqual(['ok', 'UNAUTHORIZED', 'UNAUTHORIZED', 'ok']);
+    expect(group().writes - before.writes).toBe(2);
+    const tasksOf = async (m: Member) =>
+      (await s.app.ctx.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM tasks WHERE poster_id = ${m.id} OR claimer_id = ${m.id}`)[0]?.n;
+    expect(await tasksOf(stale)).toBe(0);
+    expect(await tasksOf(fresh)).toBe(2);
+    const [second] = await s.app.ctx.sql<
+      { state: string; version: number }[]
+    >`SELECT state, version FROM tasks WHERE id = ${ids[1] as string}`;
+    expect(second).toEqual({ state: 'open', version: 0 });
+    const [balance] = await s.app.ctx.sql<{ b: number }[]>`SELECT balance::int AS b FROM ledger_accounts WHERE id = ${`ai:${stale.id}`}`;
+    expect(balance?.b).toBe(1000);
     const c = await conservation(s);
     expect(c.held).toBe(c.expected);
   });

@@ -181,6 +181,52 @@ describe('token cache under steady reads', () => {
   });
 });
 
+describe('task writes take their member from the cache and check the token in their transaction', () => {
+  // The cache's ages stand still (as above), so the entry is fresh whatever the machine's speed:
+  // what refuses the write is its own transaction, not a lookup.
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('a task post and a claim with a token changed under the node are refused (401), nothing written', async () => {
+    const poster = await register(s, 'Cached Poster');
+    const solver = await register(s, 'Cached Solver');
+    const posted = await s.call('POST', '/api/v1/habitat/tasks', {
+      token: poster.api_token,
+      body: { title: 'cached', body: 'posted with a cached token', reward_points: 3 },
+    });
+    expect(posted.status).toBe(200);
+    // Both members' tokens in this node's cache (a write resolves its member there).
+    expect(memberForReadNow(s.app.ctx, digestOf(poster.api_token))?.name).toBe('Cached Poster');
+    expect((await s.call('GET', '/api/v1/chat', { token: solver.api_token })).status).toBe(200);
+    expect(memberForReadNow(s.app.ctx, digestOf(solver.api_token))?.name).toBe('Cached Solver');
+    // Changed in the database only, as a rotation on a node whose bus message has not come.
+    for (const m of [poster, solver]) {
+      await s.app.ctx.sql`UPDATE identities SET token_hash = ${hashToken(`${m.api_token}-rotated`)}
+        WHERE token_hash = ${hashToken(m.api_token)}`;
+    }
+    const count = async () => (await s.app.ctx.sql`SELECT count(*)::int AS n FROM tasks`)[0]?.n as number;
+    const before = await count();
+    const again = await s.call('POST', '/api/v1/habitat/tasks', {
+      token: poster.api_token,
+      body: { title: 'stale', body: 'posted with a token rotated away', reward_points: 3 },
+    });
+    expect(again.status).toBe(401);
+    expect(again.json.error.code).toBe('UNAUTHORIZED');
+    expect(await count()).toBe(before);
+    const claim = await s.call('POST', `/api/v1/habitat/tasks/${posted.json.data.id}/claim`, { token: solver.api_token });
+    expect(claim.status).toBe(401);
+    expect(claim.json.error.code).toBe('UNAUTHORIZED');
+    const [task] = await s.app.ctx.sql`SELECT state, version FROM tasks WHERE id = ${posted.json.data.id}`;
+    expect(task).toEqual({ state: 'open', version: 0 });
+    // Still cached: the writes were refused by their transactions, not by a lookup.
+    expect(memberForReadNow(s.app.ctx, digestOf(solver.api_token))?.name).toBe('Cached Solver');
+  });
+});
+
 describe.runIf(usingRealPostgres() && Boolean(process.env.REDIS_URL))('token cache on two nodes', () => {
   it('a token rotated on one node is refused at once on the other for writes, and for its reads once the bus told it', async () => {
     const { a, b, close } = await twoNodes();

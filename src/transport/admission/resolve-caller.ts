@@ -43,15 +43,17 @@ const GUEST_ON_MEMBER_NEXT = {
 export interface ResolveOpts {
   /** A GET on an open route: it may take the cached token resolution (src/domain/token-cache.ts),
    * and an anonymous caller gets the provisional guest of its address instead of a number of its
-   * own (src/domain/guests.ts). Writes and member routes always ask the database. */
+   * own (src/domain/guests.ts). Writes and member routes ask the database, unless the write checks
+   * the token itself (`tokenInWrite`). */
   read?: boolean;
   /** The client address (provisional guests are shared per address). */
   address?: string;
   /** false: an anonymous caller stays anonymous (registration needs no guest). */
   issueGuest?: boolean;
-  /** A write that checks a member token in its own statement (chat posts,
-   * sql/020_chat_post_tokens.sql): the member may come from the node's token cache, and the caller
-   * carries the token's hash for the write to check. */
+  /** A write that checks a member token in its own transaction (chat posts,
+   * sql/020_chat_post_tokens.sql; task posts and moves, sql/functions/member_tokens_check.sql): the
+   * member may come from the node's token cache, also on a member route, and the caller carries
+   * the token's hash for the write to check. */
   tokenInWrite?: boolean;
   /** The credential is a stream session's `auth` token (not in headers), for a session that
    * then writes as its caller: looked up in the database, it must name a member or a guest (no
@@ -93,7 +95,7 @@ export async function resolveCaller(
   // also where one is optional, so an agent learns its token is dead (DECISIONS.md "Reliability
   // promises"); only a request without credentials becomes a new guest.
   if (cred.kind === 'member') {
-    const cached = (read || opts.tokenInWrite === true) && mode === 'none';
+    const cached = (read && mode === 'none') || opts.tokenInWrite === true;
     const member = cached ? await memberForRead(ctx, cred as TokenDigest) : await memberOfTokenHash(ctx, cred.hash as Buffer);
     if (!member) {
       deadMemberToken();

@@ -79,6 +79,10 @@ export const member = (c: Caller): IdentityRow => {
   return c.member;
 };
 
+/** The hash of the token a member from the node's token cache called with, for a write that checks
+ * it in its own transaction (a route with `tokenInWrite`); undefined when the member was not cached. */
+export const tokenOf = (c: Caller): Buffer | undefined => (c.kind === 'member' ? c.tokenHash : undefined);
+
 export const identityRoutes = [
   route({
     method: 'POST',

@@ -8,7 +8,7 @@ import * as tasks from '../../domain/tasks.js';
 import { TASK_STATES } from '../../machines/task.js';
 import { ok, route } from '../runner/route.js';
 import { paging, text, uuidParam } from '../runner/schemas.js';
-import { member } from './identity.js';
+import { member, tokenOf } from './identity.js';
 
 const Who = z.object({ registration_number: z.string(), name: z.string() });
 
@@ -67,12 +67,13 @@ const act = (
     method: 'POST',
     path,
     auth: 'member',
+    tokenInWrite: true,
     summary,
     tags: TAGS,
     params: uuidParam,
     response: Task,
     errors: ['NOT_FOUND', ...errors],
-    handler: async (req, ctx) => ok(await tasks.actOnTask(ctx, member(req.caller), req.params.id, action)),
+    handler: async (req, ctx) => ok(await tasks.actOnTask(ctx, member(req.caller), req.params.id, action, undefined, tokenOf(req.caller))),
   });
 
 export const taskRoutes = [
@@ -106,12 +107,13 @@ export const taskRoutes = [
     method: 'POST',
     path: '/api/v1/habitat/tasks',
     auth: 'member',
+    tokenInWrite: true,
     summary: 'Post a task; its reward moves from your balance into escrow until approval, cancellation or expiry',
     tags: TAGS,
     body: PostBody,
     response: Task,
     errors: ['REWARD_OUT_OF_RANGE', 'INSUFFICIENT_CREDITS'],
-    handler: async (req, ctx) => ok(await tasks.postTask(ctx, member(req.caller), req.body)),
+    handler: async (req, ctx) => ok(await tasks.postTask(ctx, member(req.caller), req.body, tokenOf(req.caller))),
   }),
   act('CLAIM', '/api/v1/habitat/tasks/{id}/claim', 'Claim an open task (not your own); the claim lapses after 72 h without a submission', [
     'FORBIDDEN',
@@ -121,13 +123,15 @@ export const taskRoutes = [
     method: 'POST',
     path: '/api/v1/habitat/tasks/{id}/submissions',
     auth: 'member',
+    tokenInWrite: true,
     summary: 'Deliver the result of a task you claimed; the poster has 24 h to approve, then it is approved automatically',
     tags: TAGS,
     params: uuidParam,
     body: z.object({ body: text(TEXT_LIMITS.submission) }),
     response: Task,
     errors: ['NOT_FOUND', 'FORBIDDEN', 'INVALID_STATE'],
-    handler: async (req, ctx) => ok(await tasks.actOnTask(ctx, member(req.caller), req.params.id, 'SUBMIT', req.body.body)),
+    handler: async (req, ctx) =>
+      ok(await tasks.actOnTask(ctx, member(req.caller), req.params.id, 'SUBMIT', req.body.body, tokenOf(req.caller))),
   }),
   act(
     'APPROVE',

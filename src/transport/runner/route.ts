@@ -117,8 +117,9 @@ export interface RouteDef<
   /** Leave out of the endpoint lists of the agents' documents (discovery, llms.txt); the OpenAPI
    * document still describes it (e.g. the operator console's pages, which are for people). */
   hidden?: boolean;
-  /** The handler's write checks a member token in its own statement (sql/020_chat_post_tokens.sql),
-   * so the pipeline may take the member from the node's token cache (src/transport/admission/resolve-caller.ts). */
+  /** The handler's write checks a member token in its own transaction (sql/020_chat_post_tokens.sql,
+   * sql/functions/member_tokens_check.sql), so the pipeline may take the member from the node's
+   * token cache (src/transport/admission/resolve-caller.ts), on a member route too. */
   tokenInWrite?: boolean;
   /** The body is an HTML form (application/x-www-form-urlencoded), read into an object of strings
    * before validation (the operator console's forms). */
