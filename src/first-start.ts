@@ -7,20 +7,21 @@
 // arenas it left fragmented). The server then opens the prepared directory as on any restart, and
 // holds what a restart holds (docs/benchmarks-history.md "Memory at rest").
 import { spawn } from 'node:child_process';
+import { openAppStore } from './app-store.js';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
-import { openStore } from './store/db.js';
 import { migrate } from './store/migrate.js';
 
 export const PREPARE_ENV = 'COMMONS_PREPARE_DATA_DIR';
 
 /** The child's part: the store opened (initialised when fresh), migrated, closed. Exit 0 when done. */
-export async function prepareDataDir(config: Config): Promise<void> {
+export async function prepareDataDir(config: Config, log: Logger): Promise<void> {
   // The server process decides when to stop and waits for this one (a terminal's Ctrl-C reaches both).
   const finish = () => {};
   process.on('SIGTERM', finish);
   process.on('SIGINT', finish);
-  const store = await openStore({ dataDir: config.dataDir, deadlines: config.db });
+  // The embedded store as the server opens it: a database worker that dies ends this process too.
+  const store = await openAppStore(config, log);
   try {
     await migrate(store.sql);
   } finally {

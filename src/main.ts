@@ -24,7 +24,7 @@ const log = createLogger(config.logLevel);
 // The embedded default's first start: the data directory prepared by a child process that exits
 // (src/first-start.ts), so this process holds no more than on a restart (issue 47).
 if (process.env[PREPARE_ENV] === '1') {
-  await prepareDataDir(config).then(
+  await prepareDataDir(config, log).then(
     () => process.exit(0),
     (err: unknown) => {
       log.fatal({ err }, 'failed to prepare the data directory');
