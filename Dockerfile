@@ -30,6 +30,8 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends postgresql-client-17 \
  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DATA_DIR=/data
+# One malloc arena for all the process's threads, as `npm start` runs it (package.json).
+ENV MALLOC_ARENA_MAX=1
 WORKDIR /app
 COPY package.json ./
 COPY --from=deps /app/node_modules ./node_modules
@@ -46,5 +48,6 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
 STOPSIGNAL SIGTERM
 # Exec form: node is PID 1 and receives SIGTERM itself (src/main.ts drains and exits 0); run with
 # `--init` (compose: `init: true`) so a reaper sits above it for the backup command's children.
-# --liftoff-only: the embedded store's WebAssembly on the baseline compiler (src/store/pglite-worker.mjs).
-CMD ["node", "--enable-source-maps", "--liftoff-only", "dist/main.js"]
+# --liftoff-only: the embedded store's WebAssembly on the baseline compiler (src/store/pglite-worker.mjs);
+# --max-semi-space-size=4 and MALLOC_ARENA_MAX=1 (above): the memory at rest (docs/operations.md "Memory").
+CMD ["node", "--enable-source-maps", "--liftoff-only", "--max-semi-space-size=4", "dist/main.js"]

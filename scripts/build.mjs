@@ -8,7 +8,7 @@
 // is `npm run check` (tsc --noEmit), which CI runs.
 // An install without dev dependencies (a container's runtime stage) has no bundler: there the
 // dist/ built earlier is kept, and its absence is an error.
-import { chmodSync, copyFileSync, existsSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 // The first `npx commons` in a clone links the package into npx's cache, and npm runs `prepare`
@@ -61,6 +61,28 @@ async function buildCli(outdir) {
   chmodSync(join(outdir, 'cli.js'), 0o755);
 }
 
+/** V8 keeps each module's source text in memory for the life of the process (lazy compilation,
+ * `Function.prototype.toString`), one byte a character while every character is Latin-1 and two
+ * bytes a character from the first one that is not. esbuild writes strings, templates, regular
+ * expressions and identifiers in ASCII (charset 'ascii', its default) but copies comments as they
+ * are, and a dependency's comment with a typographic apostrophe or a dash doubled its chunk's
+ * source in memory (about 2.7 MB of the service's heap at rest, issue 47). Each such character is
+ * replaced by '?' per UTF-16 unit, so the source maps' columns stay right. Only comments may
+ * change: a chunk whose comment-free form (esbuild's whitespace minifier, which drops comments)
+ * differs after the replacement fails the build. */
+async function asciiComments(outdir) {
+  for (const name of readdirSync(outdir)) {
+    if (!name.endsWith('.js')) continue;
+    const file = join(outdir, name);
+    const text = readFileSync(file, 'utf8');
+    const ascii = text.replace(/[^\x00-\x7f]/g, '?');
+    if (ascii === text) continue;
+    const bare = async (code) => (await esbuild.transform(code, { minifyWhitespace: true, format: 'esm', charset: 'utf8' })).code;
+    if ((await bare(text)) !== (await bare(ascii))) throw new Error(`build: ${file} has non-ASCII characters outside comments`);
+    writeFileSync(file, ascii);
+  }
+}
+
 if (process.argv[2] === 'cli') {
   await buildCli(process.argv[3] ?? 'dist');
   process.exit(0);
@@ -79,5 +101,6 @@ await esbuild.build({
   external: ['uWebSockets.js', 'uws-fallback', 'msgpackr-extract', 'bufferutil', 'utf-8-validate', '@electric-sql/pglite', '@electric-sql/pglite-socket'],
   banner: { js: REQUIRE_SHIM },
 });
+await asciiComments('dist');
 copyFileSync('src/store/pglite-worker.mjs', 'dist/pglite-worker.mjs');
 await buildCli('dist');

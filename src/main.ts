@@ -8,7 +8,9 @@
 
 import { openAppStore } from './app-store.js';
 import { type Config, describeConfigError, loadConfig } from './config.js';
+import { PREPARE_ENV, prepareDataDir, prepareInChild } from './first-start.js';
 import { createLogger } from './log.js';
+import { embeddedFresh } from './store/db.js';
 
 let config: Config;
 try {
@@ -19,11 +21,32 @@ try {
   process.exit(2);
 }
 const log = createLogger(config.logLevel);
+// The embedded default's first start: the data directory prepared by a child process that exits
+// (src/first-start.ts), so this process holds no more than on a restart (issue 47).
+if (process.env[PREPARE_ENV] === '1') {
+  await prepareDataDir(config, log).then(
+    () => process.exit(0),
+    (err: unknown) => {
+      log.fatal({ err }, 'failed to prepare the data directory');
+      process.exit(1);
+    },
+  );
+}
+if (!config.databaseUrl && embeddedFresh(config.dataDir)) {
+  const go = await prepareInChild(log).catch((err: unknown) => {
+    log.fatal({ err }, 'failed to start');
+    process.exit(1);
+  });
+  if (!go) {
+    log.info('stopped before serving: the data directory is prepared');
+    process.exit(0);
+  }
+}
 const store = openAppStore(config, log);
 store.catch(() => {}); // reported by startApp below, which awaits the same promise
 
 const { startApp } = await import('./app.js');
-const app = await startApp({ config, log, store }).catch((err: unknown) => {
+const starting = startApp({ config, log, store }).catch((err: unknown) => {
   log.fatal({ err }, 'failed to start');
   process.exit(1);
 });
@@ -43,7 +66,9 @@ async function stop(signal: string): Promise<void> {
     process.exit(1);
   }, STOP_DEADLINE_MS);
   try {
-    const clean = await app.close();
+    // A signal while the service is still starting (after "commons listening", its actors start)
+    // stops it once it has started.
+    const clean = await (await starting).close();
     if (clean) {
       log.info('stopped');
       process.exit(0);

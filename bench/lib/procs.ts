@@ -49,13 +49,33 @@ async function stopChild(c: ChildProcess, graceMs: number): Promise<void> {
   if (c.exitCode === null) c.kill('SIGKILL');
 }
 
+/** The environment and node flags `npm start` gives the server, read from package.json's "start"
+ * (`exec env NAME=value ... node FLAGS dist/main.js`), so the benches start it the same way. */
+export function startCommand(): { env: Record<string, string>; nodeArgs: string[] } {
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  let i = words[0] === 'exec' ? 1 : 0;
+  if (words[i] === 'env') i++;
+  for (; i < words.length && /^\w+=/.test(words[i] as string); i++) {
+    const [name, ...value] = (words[i] as string).split('=');
+    env[name as string] = value.join('=');
+  }
+  const main = words.indexOf('dist/main.js');
+  if (words[i] !== 'node' || main < i)
+    throw new Error(`package.json "start" is not \`[exec] [env NAME=value...] node FLAGS dist/main.js\`: ${pkg.scripts.start}`);
+  return { env, nodeArgs: words.slice(i + 1, main) };
+}
+
 /** The Commons server as `npm start` runs it (node dist/main.js), on the embedded default unless
  * `databaseUrl` is given (then in a schema of its own). Rate limits off: the bench measures the path. */
 export async function startCommons(opts: { databaseUrl?: string; env?: Record<string, string>; nodeArgs?: string[] } = {}): Promise<Proc> {
   if (!existsSync('dist/main.js')) throw new Error('dist/main.js is missing: run `npm run build` first');
   const dir = mkdtempSync(join(tmpdir(), 'commons-bench-'));
+  const start = startCommand();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    ...start.env,
     PORT: '0',
     DATA_DIR: dir,
     RATE_LIMITS: 'off',
@@ -68,7 +88,7 @@ export async function startCommons(opts: { databaseUrl?: string; env?: Record<st
   // COMMONS_NODE_ARGS adds node flags to the server, e.g. `--cpu-prof --cpu-prof-dir=prof` to profile it.
   const nodeArgs = [...(process.env.COMMONS_NODE_ARGS ?? '').split(' ').filter(Boolean), ...(opts.nodeArgs ?? [])];
   // The flags `npm start` gives (package.json).
-  const child = spawn(process.execPath, ['--liftoff-only', ...nodeArgs, 'dist/main.js'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...start.nodeArgs, ...nodeArgs, 'dist/main.js'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((ok, ko) => {
     let out = '';
     child.once('exit', (code) => ko(new Error(`commons exited with ${code}: ${out}`)));

@@ -58,6 +58,9 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   return openEmbedded(resolve(opts.dataDir, 'pg'), opts.onLost, backupPointer(opts.dataDir));
 }
 
+/** True when DATA_DIR holds no embedded database yet: the next start creates one. */
+export const embeddedFresh = (dataDir: string): boolean => !existsSync(join(resolve(dataDir, 'pg'), 'PG_VERSION'));
+
 /** A file in DATA_DIR naming the running server's backup socket (src/store/backup.ts). */
 export const backupPointer = (dataDir: string): string => resolve(dataDir, 'backup-socket');
 

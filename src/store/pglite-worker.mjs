@@ -12,7 +12,8 @@
 //   which exits and returns all of it; the worker then opens the directory like on any restart.
 // - shared_buffers: initdb writes 128MB, and PostgreSQL zeroes the whole pool at start. The
 //   embedded store is one session on a small host: SHARED_BUFFERS below is its pool, given on the
-//   command line (it overrides postgresql.conf), so existing data directories get it too.
+//   command line (it overrides postgresql.conf), so existing data directories get it too; likewise
+//   max_connections (MAX_CONNECTIONS below).
 // - PostgreSQL's WebAssembly compiled twice: V8 compiles it with its baseline compiler (Liftoff),
 //   then recompiles the functions that run often with its optimising one (TurboFan), whose code and
 //   compiler memory stayed resident (about 50 MB). The embedded store keeps the baseline code
@@ -33,7 +34,12 @@ const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
 /** The embedded database's buffer pool: its working set on a small host (the reads the service
  * serves hot come from its own page caches, not from PostgreSQL's pool). */
 export const SHARED_BUFFERS = '8MB';
-const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`];
+/** PGlite runs one backend (single-user mode; the socket server below relays its connections to
+ * it), but PostgreSQL sizes part of its shared memory (process slots, the lock and predicate-lock
+ * tables) by max_connections, 100 in the postgresql.conf initdb writes, and zeroes it at start:
+ * about 4 MB of the WebAssembly memory for backends that never exist (issue 47). */
+export const MAX_CONNECTIONS = 5;
+const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`, '-c', `max_connections=${MAX_CONNECTIONS}`];
 
 /** `npm run backup` on a running server connects here and receives the data directory as a
  * gzipped tar. PGlite takes it under its query lock, between two protocol messages, so the copy

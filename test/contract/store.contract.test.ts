@@ -87,6 +87,17 @@ for (const { name, real } of backends)
       expect(await store.sql`SELECT version, applied_at FROM schema_migrations ORDER BY version`).toEqual(before);
     });
 
+    // Only on the embedded database: its memory settings, given on PGlite's command line
+    // (src/store/pglite-worker.mjs), override the postgresql.conf initdb wrote (128MB, 100), so the
+    // data directory copied from the template gets them too (issue 47).
+    if (!real) {
+      it('runs with the small host settings: an 8MB buffer pool, shared memory for 5 connections', async () => {
+        const show = async (name: string) => (await store.sql.unsafe<{ v: string }[]>(`SELECT current_setting('${name}') AS v`))[0]?.v;
+        expect(await show('shared_buffers')).toBe('8MB');
+        expect(await show('max_connections')).toBe('5');
+      });
+    }
+
     // Only on PostgreSQL: the embedded database is one session, where the lock is re-entrant. (Per
     // backend, not per environment: it is registered whenever the PostgreSQL block is.)
     if (real) {

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../helpers/process.js';
+import { listening, run } from '../helpers/process.js';
 import { call } from '../helpers/server.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'commons-start-'));
@@ -70,6 +70,46 @@ describe('npm start', () => {
     expect(await exit).toBe(0);
     expect(out).toContain('"msg":"stopped"');
     expect(() => process.kill(pid, 0)).toThrow();
+  }, 120_000);
+});
+
+describe('the first start on an empty data directory (src/first-start.ts)', () => {
+  it('prepares it in a child process; SIGTERM meanwhile lets the child finish, exits 0, and the next start serves from it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'commons-first-'));
+    const env = { ...(cleanEnv() as Record<string, string>), DATA_DIR: dir };
+    try {
+      const first = spawn('npm', ['start', '--silent'], { cwd: process.cwd(), env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      const exit = new Promise<number | null>((ok) => first.on('exit', (code) => ok(code)));
+      await new Promise<void>((ok, ko) => {
+        first.stdout?.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('in a child process')) ok();
+        });
+        first.on('exit', (code) => ko(new Error(`exited early with ${code}:\n${out}`)));
+      });
+      first.kill('SIGTERM');
+      expect(await exit).toBe(0);
+      expect(out).toContain('"msg":"stopped before serving: the data directory is prepared"');
+      expect(out).not.toContain('commons listening');
+      // Prepared, not half-made: the next start opens it as a restart (no child) and serves.
+      const again = spawn('npm', ['start', '--silent'], { cwd: process.cwd(), env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let log = '';
+      again.stdout?.on('data', (d: Buffer) => {
+        log += d.toString();
+      });
+      again.stderr?.on('data', (d: Buffer) => {
+        log += d.toString();
+      });
+      const p = { child: again, output: () => log, exited: new Promise<number | null>((ok) => again.on('exit', (code) => ok(code))) };
+      const url = await listening(p, 90_000);
+      expect(p.output()).not.toContain('in a child process');
+      expect((await call(url, 'GET', '/api/v1/chat')).status).toBe(200);
+      p.child.kill('SIGTERM');
+      expect(await p.exited, log).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 });
 
