@@ -6,9 +6,9 @@
 // and "in flight" are made, not raced for.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexChat } from '../../src/domain/chat.js';
+import { lockWaiter } from '../helpers/db.js';
 import { OPERATOR_TOKEN as OP } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer, usingRealPostgres } from '../helpers/server.js';
-import { waitFor } from '../helpers/wait.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -80,16 +80,7 @@ describe('a hidden chat message is neither found nor announced, however the hide
         expect(step?.indexed).toBeGreaterThanOrEqual(1);
         sent.hide = hide(m.id);
         // The barrier: the hide's backend is waiting for the cursor lock this step holds.
-        await waitFor(
-          async () =>
-            (
-              await s.app.ctx.sql<{ n: number }[]>`
-              SELECT count(*)::int AS n FROM pg_stat_activity
-              WHERE wait_event_type = 'Lock' AND query LIKE '%FROM chat_index FOR UPDATE%' AND pid <> pg_backend_pid()`
-            )[0]?.n === 1,
-          10_000,
-          'the hide waiting for the indexer step',
-        );
+        await lockWaiter(s, 'FROM chat_index FOR UPDATE', 'the hide waiting for the indexer step');
       });
       expect((await sent.hide)?.status).toBe(200);
       expect(await found('quagga')).toEqual([]);

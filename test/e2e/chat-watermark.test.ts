@@ -14,6 +14,7 @@ import type { Sql } from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexChat } from '../../src/domain/chat.js';
 import * as store from '../../src/store/chat.js';
+import { lockWaiter } from '../helpers/db.js';
 import { register, startTestServer, type TestServer, usingRealPostgres } from '../helpers/server.js';
 import { busEnv, type Frame, StreamClient } from '../helpers/stream.js';
 import { waitFor } from '../helpers/wait.js';
@@ -56,17 +57,7 @@ const indexAll = async () => {
   return store.indexedSeq(s.app.ctx.sql);
 };
 /** The chat room has heard of B and waits, in the database, for the groups in flight below it. */
-const roomWaitingForA = () =>
-  waitFor(
-    async () =>
-      (
-        await s.app.ctx.sql<{ n: number }[]>`
-          SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE wait_event_type = 'Lock' AND query LIKE '%chat_watermark_wait%' AND pid <> pg_backend_pid()`
-      )[0]?.n === 1,
-    10_000,
-    "the chat room waiting for A's commit",
-  );
+const roomWaitingForA = () => lockWaiter(s, 'chat_watermark_wait', "the chat room waiting for A's commit");
 
 /** Group A: one post (a guest's, or the given member's) appended in a transaction held open until
  * `end` says commit or roll back. */

@@ -68,3 +68,19 @@ export async function settled(s: TestServer): Promise<void> {
   );
   await (presenceOf(s.app.ctx) as Residents).flush();
 }
+
+/** Waits until one other backend of the server's database waits on a lock in a statement whose
+ * text contains `query`: a barrier for "that statement is now blocked", with no pause. */
+export async function lockWaiter(s: TestServer, query: string, what: string): Promise<void> {
+  const like = `%${query}%`;
+  await waitFor(
+    async () =>
+      (
+        await s.app.ctx.sql<{ n: number }[]>`
+          SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE wait_event_type = 'Lock' AND query LIKE ${like} AND pid <> pg_backend_pid()`
+      )[0]?.n === 1,
+    10_000,
+    what,
+  );
+}
