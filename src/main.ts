@@ -45,9 +45,13 @@ if (!config.databaseUrl && embeddedFresh(config.dataDir)) {
 const store = openAppStore(config, log);
 store.catch(() => {}); // reported by startApp below, which awaits the same promise
 
+let stopping = false;
 const { startApp } = await import('./app.js');
 const starting = startApp({ config, log, store }).catch((err: unknown) => {
-  log.fatal({ err }, 'failed to start');
+  // A start that fails while a stop waits for it (a store wedged after "commons listening", the
+  // actors still starting) is that stop cut short: exit 1, said as the stop's.
+  if (stopping) log.error({ err }, 'stop cut short: the service was still starting and its start failed');
+  else log.fatal({ err }, 'failed to start');
   process.exit(1);
 });
 
@@ -55,7 +59,6 @@ const starting = startApp({ config, log, store }).catch((err: unknown) => {
  * same rules"): exit 0 when drained, 1 when the stop had to cut something short. */
 const STOP_DEADLINE_MS = 9000;
 
-let stopping = false;
 async function stop(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;

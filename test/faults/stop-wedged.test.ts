@@ -44,3 +44,27 @@ it.runIf(faultsEnabled)(
   },
   60_000,
 );
+
+it.runIf(faultsEnabled)(
+  'SIGTERM as the node says it listens, its actors still starting, with the store wedged: exit 1 within 10 s, said as the stop cut short',
+  async () => {
+    // The node's actors start after "commons listening" and need the store: wedged at once, their
+    // start fails while the stop waits for it, which is the stop cut short, not a failed start.
+    pg?.thaw();
+    const early = await startNode({ DATABASE_URL: (pg as PrivatePostgres).url, REDIS_URL: '' }, 'early');
+    try {
+      pg?.freeze();
+      const termAt = Date.now();
+      early.kill('SIGTERM');
+      const code = await early.exited;
+      const tookMs = Date.now() - termAt;
+      expect({ code, within10s: tookMs <= 10_000 }, `${tookMs} ms\n${early.log().slice(-1500)}`).toEqual({ code: 1, within10s: true });
+      expect(early.log()).toContain('stop cut short');
+      expect(early.log()).not.toContain('failed to start');
+    } finally {
+      pg?.thaw();
+      early.kill('SIGKILL');
+    }
+  },
+  60_000,
+);
