@@ -1,7 +1,7 @@
 // Group commit of chat posts (DESIGN.md "Writes are grouped, answers wait for durability"):
 // concurrent posts share transactions, seq follows submission order with no gap, each answer comes
 // only after its row is committed, and one write that fails does not fail its neighbours.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GroupCommit } from '../../src/store/group-commit.js';
 import { chatIndexed } from '../helpers/chat-index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -81,43 +81,50 @@ describe('GroupCommit', () => {
   });
 
   it('beside a commit, a batch waits for half the writes expected, not the first write alone', async () => {
-    const batches: number[][] = [];
-    const releases: (() => void)[] = [];
-    const commits: Promise<number[]>[] = [];
-    const gc = new GroupCommit<number, number>(
-      (batch) => {
-        batches.push(batch);
-        // The commit's promise itself: the test's await on it resumes right after the lane's.
-        const p = new Promise<void>((ok) => releases.push(ok)).then(() => batch);
-        commits.push(p);
-        return p;
-      },
-      500,
-      undefined,
-      undefined,
-      2,
-    );
-    const answers = [gc.submit(0), gc.submit(1)];
-    for (let i = 2; i < 10; i++) answers.push(gc.submit(i));
-    expect(batches).toEqual([[0], [1]]);
-    // Commits that take a few ms, so a batch may wait (half a commit's time, at most 2 ms).
-    await new Promise((ok) => setTimeout(ok, 5));
-    releases[0]?.();
-    await commits[0];
-    // Eight queued, nine expected: half is there, the next batch starts at once.
-    expect(batches).toEqual([[0], [1], [2, 3, 4, 5, 6, 7, 8, 9]]);
-    answers.push(gc.submit(10), gc.submit(11));
-    await new Promise((ok) => setTimeout(ok, 5));
-    releases[2]?.();
-    await commits[2];
-    // Ten expected, two queued, the other lane committing: this batch waits for five.
-    expect(batches.length).toBe(3);
-    answers.push(gc.submit(12), gc.submit(13), gc.submit(14));
-    await Promise.resolve();
-    expect(batches.at(-1)).toEqual([10, 11, 12, 13, 14]);
-    releases[1]?.();
-    releases[3]?.();
-    expect(await Promise.all(answers)).toEqual(Array.from({ length: 15 }, (_, i) => i));
+    // The commits' time is the test's clock (performance.now and the batch's wait timer, faked):
+    // a commit "takes 5 ms" because the clock is moved, not because the test sleeps.
+    vi.useFakeTimers({ toFake: ['performance', 'setTimeout', 'clearTimeout'] });
+    try {
+      const batches: number[][] = [];
+      const releases: (() => void)[] = [];
+      const commits: Promise<number[]>[] = [];
+      const gc = new GroupCommit<number, number>(
+        (batch) => {
+          batches.push(batch);
+          // The commit's promise itself: the test's await on it resumes right after the lane's.
+          const p = new Promise<void>((ok) => releases.push(ok)).then(() => batch);
+          commits.push(p);
+          return p;
+        },
+        500,
+        undefined,
+        undefined,
+        2,
+      );
+      const answers = [gc.submit(0), gc.submit(1)];
+      for (let i = 2; i < 10; i++) answers.push(gc.submit(i));
+      expect(batches).toEqual([[0], [1]]);
+      // Commits that take a few ms, so a batch may wait (half a commit's time, at most 2 ms).
+      vi.advanceTimersByTime(5);
+      releases[0]?.();
+      await commits[0];
+      // Eight queued, nine expected: half is there, the next batch starts at once.
+      expect(batches).toEqual([[0], [1], [2, 3, 4, 5, 6, 7, 8, 9]]);
+      answers.push(gc.submit(10), gc.submit(11));
+      vi.advanceTimersByTime(5);
+      releases[2]?.();
+      await commits[2];
+      // Ten expected, two queued, the other lane committing: this batch waits for five.
+      expect(batches.length).toBe(3);
+      answers.push(gc.submit(12), gc.submit(13), gc.submit(14));
+      await Promise.resolve();
+      expect(batches.at(-1)).toEqual([10, 11, 12, 13, 14]);
+      releases[1]?.();
+      releases[3]?.();
+      expect(await Promise.all(answers)).toEqual(Array.from({ length: 15 }, (_, i) => i));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('under load, waits for the writers it just answered instead of splitting them into halves', async () => {
