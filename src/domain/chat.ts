@@ -21,6 +21,11 @@ export interface ChatInput {
   name?: string | undefined;
 }
 
+/** A second group starts beside one committing only once this many posts wait (docs/chat.md):
+ * 16 writers fit one group, where two lanes split them into groups of about 5 that each pay a
+ * commit's fixed cost (PostgreSQL's CPU per post 20-35% higher, docs/bench-chat-47.md). */
+export const CHAT_BESIDE_MIN = 32;
+
 /** Starts this node's chat room (the composition root calls it once). */
 export async function openChatRoom(ctx: Ctx): Promise<ChatRoom> {
   const room = new ChatRoom(ctx);
@@ -33,6 +38,7 @@ export async function openChatRoom(ctx: Ctx): Promise<ChatRoom> {
     isOutage,
     // The embedded store runs one statement at a time: a second group would only queue for it.
     ctx.config.databaseUrl ? ctx.config.chatCommitLanes : 1,
+    CHAT_BESIDE_MIN,
   );
   return room;
 }

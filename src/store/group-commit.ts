@@ -10,8 +10,8 @@
 // commits per second stays what the database does for one writer. Right after a commit, under
 // load, the next batch also waits a little for the writers just answered (`gather`). With more
 // than one lane (the chat's on PostgreSQL, CHAT_COMMIT_LANES), a second batch starts while the
-// first commits, once it holds half the writes expected or half a commit's time has passed
-// (`gatherBeside`); batches are answered in the order they were taken.
+// first commits, once at least `minBeside` writes wait and it holds half the writes expected or
+// half a commit's time has passed (`gatherBeside`); batches are answered in the order they were taken.
 //
 // A batch that fails is retried one write per transaction, so one bad write fails alone and its
 // neighbours still commit (in their original order); unless the failure is the database's, not a
@@ -67,6 +67,10 @@ export class GroupCommit<I, O> {
      * readers stop at its watermark: src/store/chat.ts), and are answered in the order they were
      * taken (so a node's chat posts are published, and reach its chat room, mostly in seq order). */
     private readonly lanes = 1,
+    /** A batch starts beside another only once this many writes wait: fewer go together in the
+     * next batch of the lane committing (split across lanes, few writers pay a commit's fixed cost
+     * twice as often; many writers still fill both lanes). */
+    private readonly minBeside = 1,
   ) {}
 
   submit(input: I): Promise<O> {
@@ -74,7 +78,7 @@ export class GroupCommit<I, O> {
       this.queue.push({ input, ok, ko });
       if (this.wake) {
         if (this.queue.length >= this.wakeAt) this.wake();
-      } else if (this.running < this.lanes) void this.drain();
+      } else if (this.running === 0 || (this.running < this.lanes && this.queue.length >= this.minBeside)) void this.drain();
     });
   }
 
@@ -138,6 +142,8 @@ export class GroupCommit<I, O> {
     this.running++;
     try {
       while (this.queue.length > 0) {
+        // Too few waiting to go beside another batch: the lane committing takes them next.
+        if (this.running > 1 && this.queue.length < this.minBeside && !this.wake) break;
         const gathering = this.running === 1 ? this.gather() : this.gatherBeside();
         if (gathering) await gathering;
         const batch = this.queue.splice(0, this.maxBatch);

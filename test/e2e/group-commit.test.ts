@@ -80,6 +80,45 @@ describe('GroupCommit', () => {
     expect(await Promise.all([first, ...rest])).toEqual(['ok-0', 'ok-2', 'ok-3']);
   });
 
+  it('with two lanes and a minimum beside, few writes wait for the lane committing; many start the second', async () => {
+    const batches: number[][] = [];
+    const releases: (() => void)[] = [];
+    const gc = new GroupCommit<number, number>(
+      async (batch) => {
+        batches.push(batch);
+        await new Promise<void>((ok) => releases.push(ok));
+        return batch;
+      },
+      500,
+      undefined,
+      undefined,
+      2,
+      4,
+    );
+    const answers = [gc.submit(0)];
+    await Promise.resolve();
+    // Three wait beside the first commit: too few for a second batch.
+    answers.push(gc.submit(1), gc.submit(2), gc.submit(3));
+    await Promise.resolve();
+    expect(batches).toEqual([[0]]);
+    // The fourth makes enough: a second batch starts while the first still commits.
+    answers.push(gc.submit(4));
+    await waitFor(() => batches.length === 2, 5000, 'the second lane starting');
+    expect(batches).toEqual([[0], [1, 2, 3, 4]]);
+    // Two more while both commit; the first lane, freed, finds too few to go beside the second:
+    // they wait for the second's commit and go together in its lane's next batch.
+    answers.push(gc.submit(5), gc.submit(6));
+    releases[0]?.();
+    expect(await answers[0]).toBe(0);
+    await Promise.resolve();
+    expect(batches.length).toBe(2);
+    releases[1]?.();
+    await waitFor(() => batches.length === 3, 5000, 'the lane committing taking what waited');
+    expect(batches[2]).toEqual([5, 6]);
+    releases[2]?.();
+    expect(await Promise.all(answers)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+
   it('beside a commit, a batch waits for half the writes expected, not the first write alone', async () => {
     // The commits' time is the test's clock (performance.now and the batch's wait timer, faked):
     // a commit "takes 5 ms" because the clock is moved, not because the test sleeps.
