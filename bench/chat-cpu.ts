@@ -21,7 +21,9 @@ type Sql = ReturnType<typeof postgres>;
 
 /** CPU seconds of each backend of this database now (pid -> seconds). */
 async function backendsCpu(sql: Sql): Promise<Map<number, number>> {
-  const rows = await sql<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`;
+  const rows = await sql<
+    { pid: number }[]
+  >`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`;
   const out = new Map<number, number>();
   for (const { pid } of rows) {
     const s = cpuSeconds(pid);
@@ -50,6 +52,9 @@ interface Sample {
   pg_us: number;
   load: string;
   per_commit?: number;
+  /** The mean time of a group's commit (the statement's round trip, its commit included) and the posts' median latency. */
+  commit_ms?: number;
+  p50_ms?: number;
   per_step?: number;
 }
 
@@ -65,6 +70,7 @@ async function measure(
   await sql`SELECT pg_stat_clear_snapshot()`;
   const f0 = project ? await functionStats(sql) : null;
   const c0 = project ? await metric(url, 'commons_chat_commit_seconds_count') : 0;
+  const cs0 = project ? await metric(url, 'commons_chat_commit_seconds_sum') : 0;
   const s0 = project ? await metric(url, 'commons_chat_index_steps_total') : 0;
   const b0 = await backendsCpu(sql);
   const n0 = cpuSeconds(p.pid);
@@ -80,7 +86,8 @@ async function measure(
   // The indexer's backlog: let it drain, its work is the post's too.
   if (project) {
     const end = performance.now() + 10_000;
-    while ((await metric(url, 'commons_chat_unindexed_messages')) > 0 && performance.now() < end) await new Promise((ok) => setTimeout(ok, 20));
+    while ((await metric(url, 'commons_chat_unindexed_messages')) > 0 && performance.now() < end)
+      await new Promise((ok) => setTimeout(ok, 20));
   }
   const n1 = cpuSeconds(p.pid);
   const b1 = await backendsCpu(sql);
@@ -108,7 +115,10 @@ async function measure(
         fns.set(f, { calls: (v.calls - b.calls) / posts, self: (v.self - b.self) / posts, total: (v.total - b.total) / posts });
     }
     sample.fns = fns;
-    sample.per_commit = Number((posts / ((await metric(url, 'commons_chat_commit_seconds_count')) - c0)).toFixed(1));
+    const commits = (await metric(url, 'commons_chat_commit_seconds_count')) - c0;
+    sample.per_commit = Number((posts / commits).toFixed(1));
+    sample.commit_ms = Number(((1000 * ((await metric(url, 'commons_chat_commit_seconds_sum')) - cs0)) / commits).toFixed(2));
+    sample.p50_ms = r.p50_ms;
     sample.per_step = Number((posts / ((await metric(url, 'commons_chat_index_steps_total')) - s0)).toFixed(1));
   }
   return sample;
@@ -140,7 +150,9 @@ try {
     console.log(JSON.stringify(row));
     const top = [...(fns ?? [])].sort((a, b) => b[1].self - a[1].self);
     for (const [f, v] of top)
-      console.log(`  ${f.padEnd(34)} calls/post ${v.calls.toFixed(3).padStart(7)}  self us/post ${(1000 * v.self).toFixed(1).padStart(7)}  total ${(1000 * v.total).toFixed(1).padStart(7)}`);
+      console.log(
+        `  ${f.padEnd(34)} calls/post ${v.calls.toFixed(3).padStart(7)}  self us/post ${(1000 * v.self).toFixed(1).padStart(7)}  total ${(1000 * v.total).toFixed(1).padStart(7)}`,
+      );
     if (naive) console.log(JSON.stringify(await measure(admin, 'naive + search', naive, nh, o, false)));
   }
 } finally {

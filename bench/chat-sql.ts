@@ -54,7 +54,8 @@ try {
       ] as never[],
       { prepare: true },
     );
-  const index = () => c.unsafe('SELECT upto, indexed FROM chat_index_next($1::integer, $2::text)', [500, 'http://x/api/v1/chat'], { prepare: true });
+  const index = () =>
+    c.unsafe('SELECT upto, indexed FROM chat_index_next($1::integer, $2::text)', [500, 'http://x/api/v1/chat'], { prepare: true });
   // Warm-up: plans cached, the first pages read.
   for (let i = 0; i < 20; i++) await append(G);
   await index();

@@ -26,6 +26,11 @@ export interface ChatInput {
  * commit's fixed cost (PostgreSQL's CPU per post 20-35% higher, docs/bench-chat-47.md). */
 export const CHAT_BESIDE_MIN = 32;
 
+/** Under load a group waits for the posters just answered up to a whole commit's time (at most
+ * 2 ms), not half: at 16 writers their round trip through the client is about a commit's time, and
+ * half a commit's wait missed them (groups of 8-9 instead of 10-14; docs/bench-chat-47.md). */
+export const CHAT_GATHER_SHARE = 1;
+
 /** Starts this node's chat room (the composition root calls it once). */
 export async function openChatRoom(ctx: Ctx): Promise<ChatRoom> {
   const room = new ChatRoom(ctx);
@@ -39,6 +44,7 @@ export async function openChatRoom(ctx: Ctx): Promise<ChatRoom> {
     // The embedded store runs one statement at a time: a second group would only queue for it.
     ctx.config.databaseUrl ? ctx.config.chatCommitLanes : 1,
     CHAT_BESIDE_MIN,
+    CHAT_GATHER_SHARE,
   );
   return room;
 }

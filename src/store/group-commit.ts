@@ -71,6 +71,9 @@ export class GroupCommit<I, O> {
      * next batch of the lane committing (split across lanes, few writers pay a commit's fixed cost
      * twice as often; many writers still fill both lanes). */
     private readonly minBeside = 1,
+    /** How long, as a share of the last commit's time (at most MAX_GATHER_MS), a batch waits under
+     * load for the writers just answered (see gather). */
+    private readonly gatherShare = 0.5,
   ) {}
 
   submit(input: I): Promise<O> {
@@ -85,7 +88,8 @@ export class GroupCommit<I, O> {
   /**
    * Under load (the last commit ended less than a commit's time ago), the writers it answered are
    * likely on their way back: the next batch waits until it holds them and those that queued
-   * during the commit, or half a commit's time (at most MAX_GATHER_MS), whichever comes first.
+   * during the commit, or `gatherShare` of a commit's time (half unless told; at most MAX_GATHER_MS),
+   * whichever comes first.
    * Otherwise, and when idle, it starts at once; and when a wait did not pay (writers that do not
    * wait for their answers, or come back later than that), the next seven batches do not wait, so
    * such load pays the wait on one batch in eight. Without this, writers that each wait for their
@@ -94,7 +98,7 @@ export class GroupCommit<I, O> {
    */
   private gather(): Promise<void> | null {
     const now = performance.now();
-    const wait = Math.min(this.lastMs / 2, MAX_GATHER_MS);
+    const wait = Math.min(this.lastMs * this.gatherShare, MAX_GATHER_MS);
     if (this.queue.length >= this.expected || now - this.lastEnd > this.lastMs || wait < 1) return null;
     if (this.skip > 0) {
       this.skip--;

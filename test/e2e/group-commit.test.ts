@@ -119,6 +119,53 @@ describe('GroupCommit', () => {
     expect(await Promise.all(answers)).toEqual([0, 1, 2, 3, 4, 5, 6]);
   });
 
+  it('under load, a batch waits for its writers up to the share of a commit it is given (the chat: all of it)', async () => {
+    vi.useFakeTimers({ toFake: ['performance', 'setTimeout', 'clearTimeout'] });
+    try {
+      const run = async (share: number) => {
+        const batches: number[][] = [];
+        const releases: (() => void)[] = [];
+        const commits: Promise<number[]>[] = [];
+        const gc = new GroupCommit<number, number>(
+          (batch) => {
+            batches.push(batch);
+            const p = new Promise<void>((ok) => releases.push(ok)).then(() => batch);
+            commits.push(p);
+            return p;
+          },
+          500,
+          undefined,
+          undefined,
+          1,
+          1,
+          share,
+        );
+        const answers = [gc.submit(0), gc.submit(1), gc.submit(2)];
+        // A commit of 3 ms; then three writes expected, two there: the batch waits for the third.
+        vi.advanceTimersByTime(3);
+        releases[0]?.();
+        await commits[0];
+        expect(batches).toEqual([[0]]);
+        // The writer just answered comes back 1.8 ms later: past half the commit, within all of it.
+        vi.advanceTimersByTime(1.8);
+        // A batch whose wait ended takes the queue in the microtask after.
+        await Promise.resolve();
+        answers.push(gc.submit(3));
+        await Promise.resolve();
+        for (let i = 1; i < 3; i++) {
+          releases[i]?.();
+          await commits[i];
+        }
+        await Promise.all(answers);
+        return batches;
+      };
+      expect(await run(1)).toEqual([[0], [1, 2, 3]]);
+      expect(await run(0.5)).toEqual([[0], [1, 2], [3]]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('beside a commit, a batch waits for half the writes expected, not the first write alone', async () => {
     // The commits' time is the test's clock (performance.now and the batch's wait timer, faked):
     // a commit "takes 5 ms" because the clock is moved, not because the test sleeps.
