@@ -32,6 +32,14 @@ async function backendsCpu(sql: Sql): Promise<Map<number, number>> {
   return out;
 }
 
+async function xacts(sql: Sql): Promise<number> {
+  await sql`SELECT pg_stat_clear_snapshot()`;
+  const [r] = await sql<
+    { n: number }[]
+  >`SELECT (xact_commit + xact_rollback)::float8 AS n FROM pg_stat_database WHERE datname = current_database()`;
+  return r?.n ?? 0;
+}
+
 async function functionStats(sql: Sql): Promise<Map<string, { calls: number; self: number; total: number }>> {
   const rows = await sql<{ f: string; calls: number; self: number; total: number }[]>`
     SELECT schemaname || '.' || funcname AS f, calls::float8 AS calls, self_time AS self, total_time AS total FROM pg_stat_user_functions`;
@@ -51,6 +59,8 @@ interface Sample {
   node_us: number;
   pg_us: number;
   load: string;
+  /** Transactions this database committed per post (every server and helper on it; pg_stat_database). */
+  xacts_per_post: number;
   per_commit?: number;
   /** The mean time of a group's commit (the statement's round trip, its commit included) and the posts' median latency. */
   commit_ms?: number;
@@ -72,6 +82,7 @@ async function measure(
   const c0 = project ? await metric(url, 'commons_chat_commit_seconds_count') : 0;
   const cs0 = project ? await metric(url, 'commons_chat_commit_seconds_sum') : 0;
   const s0 = project ? await metric(url, 'commons_chat_index_steps_total') : 0;
+  const x0 = await xacts(sql);
   const b0 = await backendsCpu(sql);
   const n0 = cpuSeconds(p.pid);
   const r = await runWrk({
@@ -93,6 +104,9 @@ async function measure(
   const b1 = await backendsCpu(sql);
   let pg = 0;
   for (const [pid, s] of b1) pg += s - (b0.get(pid) ?? 0);
+  await sql`SELECT pg_stat_clear_snapshot()`;
+  await new Promise((ok) => setTimeout(ok, 1100));
+  const x1 = await xacts(sql);
   const posts = r.requests ?? r.rps * o.seconds;
   const sample: Sample & { fns?: Map<string, { calls: number; self: number; total: number }> } = {
     server: name,
@@ -101,6 +115,7 @@ async function measure(
     node_us: Math.round((1e6 * (n1 - n0)) / posts),
     pg_us: Math.round((1e6 * pg) / posts),
     load: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
+    xacts_per_post: Number(((x1 - x0) / posts).toFixed(3)),
   };
   if (project && f0) {
     await sql`SELECT pg_stat_clear_snapshot()`;
