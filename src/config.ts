@@ -73,6 +73,7 @@ const EnvSchema = z.object({
   CHAT_INDEX_LINGER_MS: z.coerce.number().int().min(0).max(1000).default(25),
   CHAT_INDEXER: z.enum(['on', 'off', 'stall']).default('on'),
   CHAT_COMMIT_LANES: z.coerce.number().int().min(1).max(16).default(2),
+  TASK_COMMIT_LANES: z.coerce.number().int().min(1).max(16).default(1),
   NOSTR_RELAYS: list,
   NOSTR_SECRET_KEY: optionalString,
   // Added (docs/security.md "A flood of connections"): the read-only relay at /nostr, while rate
@@ -146,6 +147,9 @@ export interface Config {
   /** How many chat post groups may commit at once on a node (docs/chat.md "The watermark"); one
    * on the embedded store. */
   chatCommitLanes: number;
+  /** How many groups of task writes may commit at once on a node (docs/tasks.md "How a move is
+   * written"); one on the embedded store. */
+  taskCommitLanes: number;
   nostrRelays: string[];
   nostrSecretKey: string | undefined;
   /** The relay's limits (src/transport/nostr/relay.ts), applied while `rateLimits` is on. */
@@ -241,6 +245,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     depositLeaseMs: e.DEPOSIT_LEASE_MS,
     chatIndex: { pollMs: e.CHAT_INDEX_POLL_MS, lingerMs: e.CHAT_INDEX_LINGER_MS, mode: e.CHAT_INDEXER },
     chatCommitLanes: e.CHAT_COMMIT_LANES,
+    taskCommitLanes: e.TASK_COMMIT_LANES,
     nostrRelays: e.NOSTR_RELAYS,
     nostrSecretKey: e.NOSTR_SECRET_KEY,
     nostrRelay: {

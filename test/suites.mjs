@@ -57,6 +57,7 @@ export const REAL_ONLY = [
   'test/e2e/chat-indexer-nodes.test.ts',
   'test/e2e/chat-watermark.test.ts',
   'test/e2e/idempotency-nodes.test.ts',
+  'test/e2e/tasks-lanes.test.ts',
 ];
 
 /** What differs between the uWS builds (HTTP and WebSocket transport, start, methods, headers,

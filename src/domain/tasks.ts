@@ -230,7 +230,21 @@ async function decideAndWrite(ctx: Ctx, batch: TaskWrite[], tx: TaskTx): Promise
 /** Starts this node's grouped task writes (the composition root calls it once): concurrent posts
  * and moves share one transaction and one commit (src/store/group-commit.ts). Returns its stop. */
 export function openTaskWrites(ctx: Ctx): () => void {
-  const group = new GroupCommit((batch: TaskWrite[]) => commitTaskWrites(ctx, batch), 500, undefined, isOutage);
+  const group = new GroupCommit(
+    (batch: TaskWrite[]) => commitTaskWrites(ctx, batch),
+    500,
+    undefined,
+    isOutage,
+    // The embedded store runs one statement at a time: a second group would only queue for it.
+    ctx.config.databaseUrl ? ctx.config.taskCommitLanes : 1,
+    // GroupCommit's defaults: a second batch beside a commit from one write; half a commit's time
+    // waited for the writers just answered.
+    1,
+    0.5,
+    // Each batch answered once committed: a batch waiting on a task another transaction holds
+    // holds back no batch of other tasks (no answer of a task write depends on another's order).
+    false,
+  );
   ctx.services.taskWrites = group;
   return () => {
     if (ctx.services.taskWrites === group) ctx.services.taskWrites = null;

@@ -74,6 +74,10 @@ export class GroupCommit<I, O> {
     /** How long, as a share of the last commit's time (at most MAX_GATHER_MS), a batch waits under
      * load for the writers just answered (see gather). */
     private readonly gatherShare = 0.5,
+    /** With more than one lane, whether batches are answered in the order they were taken (the
+     * chat's) or each as soon as it commits (task writes, whose answers need no order: a batch
+     * waiting on another transaction's lock then holds back no batch taken after it). */
+    private readonly ordered = true,
   ) {}
 
   submit(input: I): Promise<O> {
@@ -153,7 +157,7 @@ export class GroupCommit<I, O> {
         const batch = this.queue.splice(0, this.maxBatch);
         // Another lane took what this one gathered.
         if (batch.length === 0) continue;
-        const before = this.answered;
+        const before = this.ordered ? this.answered : Promise.resolve();
         let answered = () => {};
         this.answered = new Promise<void>((ok) => {
           answered = ok;

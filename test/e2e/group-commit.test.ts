@@ -80,6 +80,37 @@ describe('GroupCommit', () => {
     expect(await Promise.all([first, ...rest])).toEqual(['ok-0', 'ok-2', 'ok-3']);
   });
 
+  it('with two lanes unordered (task writes), a batch is answered once committed, before a batch taken earlier', async () => {
+    const releases: (() => void)[] = [];
+    const gc = new GroupCommit<number, string>(
+      async (batch) => {
+        await new Promise<void>((ok) => releases.push(ok));
+        return batch.map((n) => `ok-${n}`);
+      },
+      500,
+      undefined,
+      undefined,
+      2,
+      1,
+      0.5,
+      false,
+    );
+    const first = gc.submit(0);
+    await Promise.resolve();
+    const second = gc.submit(1);
+    await waitFor(() => releases.length === 2, 5000, 'both lanes committing');
+    let firstAnswered = false;
+    void first.then(() => {
+      firstAnswered = true;
+    });
+    // The second batch commits while the first still waits: answered at once.
+    releases[1]?.();
+    expect(await second).toBe('ok-1');
+    expect(firstAnswered).toBe(false);
+    releases[0]?.();
+    expect(await first).toBe('ok-0');
+  });
+
   it('with two lanes and a minimum beside, few writes wait for the lane committing; many start the second', async () => {
     const batches: number[][] = [];
     const releases: (() => void)[] = [];
