@@ -73,8 +73,15 @@ async function submitMove(ctx: Ctx, wr: TaskWrite): Promise<TaskView> {
   return done.view;
 }
 
+/** A write decided: its moves, and the row it leaves when that row is known without reading it
+ * back (null: a new task, or a claim, whose claimer's name the locked row does not hold). */
+interface Planned {
+  moves: PlannedMove[];
+  row: TaskRow | null;
+}
+
 /** Decides one write on the locked rows, adding its rows to `w`; throws a refusal. */
-function planWrite(ctx: Ctx, w: TaskWrites, wr: TaskWrite, locked: Map<string, TaskRow>, now: Date): PlannedMove[] {
+function planWrite(ctx: Ctx, w: TaskWrites, wr: TaskWrite, locked: Map<string, TaskRow>, now: Date): Planned {
   const base = ctx.publicUrl();
   if (wr.kind === 'post') {
     const open = deadlineOf(TASK_INITIAL);
@@ -93,7 +100,7 @@ function planWrite(ctx: Ctx, w: TaskWrites, wr: TaskWrite, locked: Map<string, T
       expiresAt: new Date(now.getTime() + (open?.afterMs ?? 0)),
       state: TASK_INITIAL,
     };
-    return [planPost(w, task, itemsFor({ ...said, subjectType: 'task', subjectId: id, url }))];
+    return { moves: [planPost(w, task, itemsFor({ ...said, subjectType: 'task', subjectId: id, url }))], row: null };
   }
   const row = locked.get(wr.taskId);
   // A task the operator hid is gone for callers, as writing under a hidden post is (404).
@@ -109,7 +116,9 @@ function planWrite(ctx: Ctx, w: TaskWrites, wr: TaskWrite, locked: Map<string, T
     base,
     ...(wr.submission ? { submission: wr.submission } : {}),
   });
-  return [...settled.moves, moved.move];
+  // The row as the moves leave it (src/domain/task-moves.ts `patched`: the columns written, the
+  // version, due_at as the table derives it; the names read with the lock, in this transaction).
+  return { moves: [...settled.moves, moved.move], row: wr.action === 'CLAIM' ? null : moved.task };
 }
 
 /** How a commit of task writes reaches the database: the moves' rows locked, then the writes
@@ -118,6 +127,7 @@ interface TaskTx {
   /** Refuses the transaction (STALE_TOKEN) unless each member still holds its token. */
   check(members: { id: number; tokenHash: Buffer }[]): Promise<unknown>;
   lock(ids: string[]): Promise<TaskRow[]>;
+  /** Writes `w`, reading back the rows of `ids` and the submissions of `withSubmissions`. */
   write(w: TaskWrites, ids: string[], withSubmissions: string[], last: boolean): Promise<[store.Applied, TaskRow[], SubmissionRow[]]>;
 }
 
@@ -126,7 +136,8 @@ interface TaskTx {
 const ownTx = (tx: Tx): TaskTx => ({
   check: async (members) => checkMemberTokens(tx, members),
   lock: async (ids) => store.lockTasks(tx, ids),
-  write: (w, ids, subs) => Promise.all([store.applyWrites(tx, w), store.getTasks(tx, ids), store.submissionsOf(tx, subs)]),
+  write: (w, ids, subs) =>
+    Promise.all([store.applyWrites(tx, w), ids.length > 0 ? store.getTasks(tx, ids) : [], store.submissionsOf(tx, subs)]),
 });
 
 /** A pipelined transaction (src/store/pipelined-tx.ts): BEGIN goes with the lock, COMMIT with the
@@ -136,7 +147,7 @@ const pipelined = (tx: PipelinedTx): TaskTx => ({
   lock: (ids) => tx.send(store.lockTasks(tx.sql, ids)),
   write: async (w, ids, subs, last) => {
     const applied = store.applyWritesQuery(tx.sql, w);
-    const sent = [tx.send(applied.query), tx.send(store.getTasks(tx.sql, ids))] as const;
+    const sent = [tx.send(applied.query), ids.length > 0 ? tx.send(store.getTasks(tx.sql, ids)) : Promise.resolve([])] as const;
     const submissions = subs.length > 0 ? tx.send(store.submissionsQuery(tx.sql, subs)) : Promise.resolve([]);
     const committed = last ? tx.commit() : Promise.resolve();
     const [out, rows, got] = await Promise.all([sent[0], sent[1], submissions, committed]);
@@ -147,8 +158,8 @@ const pipelined = (tx: PipelinedTx): TaskTx => ({
 /**
  * Commits task writes together: one transaction, the tasks locked in one statement (id order),
  * each write decided in the node (the machine, the authorization, due deadlines) and all their
- * rows written by one statement (sql/functions/task_moves_apply.sql), the tasks read back for the
- * answers in the same round trip. A refused write (4xx) is left out and answered with its
+ * rows written by one statement (sql/functions/task_moves_apply.sql), the new tasks and claims read
+ * back for the answers in the same round trip (the other moves' rows are the ones decided). A refused write (4xx) is left out and answered with its
  * refusal; a failure of the database's (an overdraft) fails the whole call, and the group commit
  * retries its writes one by one. Two writes on one task go in turns within the transaction, in
  * submission order, the later deciding from the row the earlier left (one of two claims wins).
@@ -195,12 +206,12 @@ async function decideAndWrite(ctx: Ctx, batch: TaskWrite[], tx: TaskTx): Promise
     const locked = new Map(moving.size > 0 ? (await behind(checked, tx.lock([...moving]))).map((r) => [r.id, r]) : []);
     if (moving.size > 0) checked = null;
     const w = noWrites();
-    const planned: { i: number; moves: PlannedMove[]; at: { events: number; items: number } }[] = [];
+    const planned: ({ i: number; at: { events: number; items: number } } & Planned)[] = [];
     for (const i of turn) {
       const own = noWrites();
       try {
-        const moves = planWrite(ctx, own, batch[i] as TaskWrite, locked, now);
-        planned.push({ i, moves, at: { events: w.events.length, items: w.items.length } });
+        const { moves, row } = planWrite(ctx, own, batch[i] as TaskWrite, locked, now);
+        planned.push({ i, moves, row, at: { events: w.events.length, items: w.items.length } });
         for (const k of Object.keys(w) as (keyof TaskWrites)[]) (w[k] as unknown[]).push(...own[k]);
       } catch (err) {
         if (!(err instanceof CommonsError)) throw err;
@@ -211,11 +222,13 @@ async function decideAndWrite(ctx: Ctx, batch: TaskWrite[], tx: TaskTx): Promise
       const idOf = (p: { i: number }) => taskOf(batch[p.i] as TaskWrite);
       // A task open or claimed has no submissions (nothing moves back to those states).
       const withSubs = planned.filter((p) => p.moves.some((m) => m.to !== 'open' && m.to !== 'claimed')).map(idOf);
-      const [out, rows, subs] = await behind(checked, tx.write(w, planned.map(idOf), withSubs, later.length === 0));
+      // Only the rows not known from the decision are read back (new tasks, claims).
+      const unknown = planned.filter((p) => p.row === null).map(idOf);
+      const [out, rows, subs] = await behind(checked, tx.write(w, unknown, withSubs, later.length === 0));
       checked = null;
       const byId = new Map(rows.map((r) => [r.id, r]));
       for (const p of planned) {
-        const row = byId.get(idOf(p));
+        const row = p.row ?? byId.get(idOf(p));
         if (!row) throw new Error(`task ${idOf(p)} not read back`);
         done[p.i] = { ok: true, view: taskView(row, subs), fired: firedOf(p.moves, out, p.at) };
       }

@@ -11,7 +11,7 @@ import * as tasks from '../../src/domain/tasks.js';
 import { hashToken } from '../../src/domain/tokens.js';
 import type { IdentityRow } from '../../src/store/identities.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { conservation, type Member, me, member, post } from '../helpers/tasks.js';
+import { conservation, type Member, me, member, move, post, submit } from '../helpers/tasks.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -146,5 +146,32 @@ describe('grouped task writes', () => {
     expect(balance?.b).toBe(1000);
     const c = await conservation(s);
     expect(c.held).toBe(c.expected);
+  });
+
+  it('a move answered from its decided row answers the task exactly as a read of it then shows it', async () => {
+    // Deliveries, approvals and cancels are answered from the row the decision leaves, not read
+    // back (src/domain/tasks.ts); the read after must show the same record.
+    const poster = await member(s, 'Decided Poster');
+    const solver = await member(s, 'Decided Solver');
+    const same = async (answer: Promise<{ status: number; text: string; json: { data: unknown } }>, id: string) => {
+      const r = await answer;
+      expect(r.status, r.text).toBe(200);
+      const read = await s.call('GET', `/api/v1/habitat/tasks/${id}`, { token: poster.token });
+      expect(r.json.data).toEqual(read.json.data);
+    };
+    const t1 = await post(s, poster, 3);
+    await same(move(s, solver, t1, 'claim'), t1);
+    await same(submit(s, solver, t1), t1);
+    await same(move(s, poster, t1, 'approve'), t1);
+    const t2 = await post(s, poster, 3);
+    await same(move(s, poster, t2, 'cancel'), t2);
+    // A claim whose deadline passed: the cancel meets the lapse first (two moves in one decision).
+    const t3 = await post(s, poster, 3);
+    await same(move(s, solver, t3, 'claim'), t3);
+    await s.app.ctx.sql`UPDATE tasks SET claim_expires_at = now() - interval '1 minute' WHERE id = ${t3}`;
+    await same(move(s, poster, t3, 'cancel'), t3);
+    const [lapsed] = await s.app.ctx.sql<{ events: string[] }[]>`
+      SELECT array_agg(event ORDER BY version) AS events FROM task_events WHERE task_id = ${t3}`;
+    expect(lapsed?.events).toEqual(['POST', 'CLAIM', 'CLAIM_LAPSED', 'CANCEL']);
   });
 });
