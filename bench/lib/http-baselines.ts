@@ -28,6 +28,7 @@ import type { TemplatedApp } from 'uWebSockets.js';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { TransactionSql } from 'postgres';
+import { type PeerSource, peerAddress } from '../../src/transport/http/peer.js';
 
 const role = process.argv[2];
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -69,14 +70,15 @@ async function uwsContract(): Promise<void> {
   await listenUws(app);
 }
 
-/** Reads a request's headers and peer address as the project reads them (uws.ts), though the
- * contract baselines look at neither: the same work per request. */
-function readAsProject(res: { getRemoteAddressAsText(): ArrayBuffer }, req: { forEach(cb: (k: string, v: string) => void): void }): void {
+/** Reads a request's headers and peer address as the project reads them (uws.ts; the address as
+ * src/transport/http/peer.ts reads it), though the contract baselines look at neither: the same
+ * work per request. */
+function readAsProject(res: PeerSource, req: { forEach(cb: (k: string, v: string) => void): void }): void {
   const headers: Record<string, string> = {};
   req.forEach((k, v) => {
     headers[k] = v;
   });
-  Buffer.from(res.getRemoteAddressAsText()).toString();
+  peerAddress(res);
 }
 
 async function uwsContractLean(): Promise<void> {
@@ -313,6 +315,8 @@ const roles: Record<string, () => Promise<void>> = {
   'naive-write': () => naiveWrite(false),
   'naive-write-search': () => naiveWrite(true),
 };
+// A clean exit on SIGTERM, so that a baseline run under --cpu-prof writes its profile.
+process.once('SIGTERM', () => process.exit(0));
 const start = role ? roles[role] : undefined;
 if (!start) throw new Error(`unknown role ${role}`);
 await start();

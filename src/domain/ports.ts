@@ -16,9 +16,11 @@ export type { Sql };
 
 export interface Clock {
   now(): Date;
+  /** `now().getTime()` without a Date (a hot path's form; a clock may leave it out). */
+  nowMs?(): number;
 }
 
-export const systemClock: Clock = { now: () => new Date() };
+export const systemClock: Clock = { now: () => new Date(), nowMs: () => Date.now() };
 
 /** A message on the bus: a topic, an event id (monotonic per topic when durable), and data. */
 export interface BusMessage {

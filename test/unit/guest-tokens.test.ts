@@ -5,7 +5,7 @@
 // already handed out keep working until they expire.
 import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { GuestIssuer, readNonceInto } from '../../src/domain/guests.js';
+import { base64urlInto, GuestIssuer, readNonceInto } from '../../src/domain/guests.js';
 import type { Ctx } from '../../src/domain/ports.js';
 import { hashToken, NONCE_BYTES, READ_NONCE_CHARS, signGuestToken, verifyGuestToken } from '../../src/domain/tokens.js';
 
@@ -104,4 +104,17 @@ it("makes the lean read's tokens the same way: the window's signed part and a no
   expect(g.provisionalBase('192.0.2.9')?.signedAtS).toBe(clock.s);
   g.claimed(first.guestNumber);
   expect(g.provisionalBase('192.0.2.9')).toBeNull();
+});
+
+it("spells a read nonce pool as node's base64url does (every byte value, each position of a triple)", () => {
+  const src = Buffer.alloc(3 * 256 * 3);
+  for (let i = 0; i < 256; i++) {
+    src[i * 9] = i;
+    src[i * 9 + 4] = i;
+    src[i * 9 + 8] = i;
+    src[i * 9 + 1] = 255 - i;
+  }
+  const out = Buffer.alloc((src.length / 3) * 4);
+  base64urlInto(src, out);
+  expect(out.toString('latin1')).toBe(src.toString('base64url'));
 });

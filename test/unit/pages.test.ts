@@ -38,3 +38,19 @@ describe('stampedBody', () => {
     expect(JSON.parse(first.toString()).data).toEqual({ n: 1 });
   });
 });
+
+describe('pageBody', () => {
+  it('keeps a body it handed out when the timestamp is rewritten for the next millisecond', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-25T15:00:00.123Z'));
+    const page = buildPage({ n: 3 });
+    const first = pageBody(page);
+    vi.setSystemTime(new Date('2026-11-25T15:00:00.124Z'));
+    const second = pageBody(page);
+    expect(stampedBody(page).equals(second)).toBe(true);
+    expect(JSON.parse(second.toString()).timestamp).toBe('2026-11-25T15:00:00.124Z');
+    expect(JSON.parse(first.toString()).timestamp).toBe('2026-11-25T15:00:00.123Z');
+    // The same millisecond: the same body.
+    expect(pageBody(page)).toBe(second);
+  });
+});

@@ -10,8 +10,10 @@
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-/** True when `method` is an RFC 9110 token, so it can be an HTTP method at all. */
-export const isHttpMethod = (method: string): boolean => TOKEN.test(method);
+/** True when `method` is an RFC 9110 token, so it can be an HTTP method at all. GET, the method of
+ * nearly every request, is known without the pattern (a regular expression's test writes its
+ * match state: measured 40-70 ns a request under load, docs/benchmarks-history.md). */
+export const isHttpMethod = (method: string): boolean => method === 'GET' || TOKEN.test(method);
 
 /** The message of the 501 answer to a method that is not HTTP. */
 export const notHttpMessage = (method: string): string =>

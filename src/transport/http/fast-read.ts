@@ -13,7 +13,12 @@
 // status with the headers every answer of the page has, made once per page; the request id and
 // the guest announcement written in place into a buffer kept per guest; uws.ts writes each in one
 // native call), the client address read only when an anonymous read needs its provisional guest or
-// the limits count it, an empty query's validation done once per route.
+// the limits count it (peer.ts: its bytes, not uWS's text), an empty query's validation done once
+// per route. The request comes as arguments, not in an object written per request: a young value
+// stored into a long-lived object costs a write barrier and a remembered slot for the next
+// scavenge (docs/benchmarks-history.md, 2026-11-29 afternoon: the lean read's profile).
+
+import { performance } from 'node:perf_hooks';
 import type { GuestIssuer, ProvisionalBase } from '../../domain/guests.js';
 import { readNonceInto } from '../../domain/guests.js';
 import type { Ctx } from '../../domain/ports.js';
@@ -25,23 +30,13 @@ import { classify } from '../admission/limits/policies.js';
 import type { RateLimits } from '../admission/limits/rate-limits.js';
 import { answerHead, preformatted } from '../edge/head.js';
 import { statusLine } from '../runner/envelope.js';
-import { type Page, pageStatus, stampedBody } from '../runner/pages.js';
+import { etagMatches, type Page, stampedBody } from '../runner/pages.js';
 import type { AnyRoute } from '../runner/route.js';
 import type { Router } from '../runner/router.js';
 import type { PromMetrics } from './metrics.js';
+import { type PeerSource, peerAddress } from './peer.js';
 import { CORS, guestHeaders } from './pipeline.js';
 import { REQUEST_ID_CHARS, requestIdInto } from './request-id.js';
-
-/** What the lean path needs of a request: the peer address is read only when needed (a system call). */
-export interface LeanRequest {
-  method: string;
-  path: string;
-  query: string;
-  headers: Record<string, string>;
-  peer(): string;
-  /** Set by the lean path once it read the request's credential: the general path takes it on. */
-  credential?: Credential | undefined;
-}
 
 /** A page's answer: 200 with its bytes stamped now, or 304, as preformatted headers (the general
  * pipeline's headers for the same read: test/e2e/fast-read.test.ts compares them). Written at once
@@ -60,9 +55,13 @@ export interface LeanAnswer {
 }
 
 export interface FastRead {
-  (raw: LeanRequest): LeanAnswer | null;
+  /** A request as uws.ts read it; `peer` is read only when needed (a system call). */
+  (method: string, path: string, query: string, headers: Record<string, string>, peer: PeerSource): LeanAnswer | null;
   /** Requests answered by the lean path (the rest took the general pipeline). */
   answered: number;
+  /** The credential a declined request presented, once the lean path read it: the general path
+   * takes it on (read once); the caller reads and clears it after a null. */
+  presented: Credential | undefined;
 }
 
 type Observer = { observe(seconds: number): void };
@@ -74,6 +73,9 @@ interface Hit {
   counted: boolean;
   /** Each page's preformatted heads, 200 and 304, made when first answered. */
   heads: WeakMap<Page, { ok?: Buffer; same?: Buffer }>;
+  /** The page last answered 200 and its head (the common case without a lookup). */
+  lastPage: Page | null;
+  lastOk: Buffer;
   ok?: Observer;
   same?: Observer;
 }
@@ -101,6 +103,8 @@ export function createFastRead(
       empty: empty.success ? empty.data : null,
       counted: limits !== undefined && cls === 'read',
       heads: new WeakMap(),
+      lastPage: null,
+      lastOk: EMPTY,
     };
     cachedRoutes.set(r.path, Object.assign(hit, observers));
   }
@@ -120,31 +124,41 @@ export function createFastRead(
   const policyOf = (hit: Hit): string[] => (hit.counted && limits ? ['ratelimit-policy', limits.readPolicy] : []);
   // The answer is handed over before the next request is read: one object serves every answer.
   const out: LeanAnswer = { head: EMPTY, own: EMPTY, rateLimit: null, body: '' };
+  // The path last answered and its route: a fresh string compared, not hashed for the map.
+  let lastPath = '';
+  let lastHit: Hit | undefined;
   const fastRead: FastRead = Object.assign(
-    (raw: LeanRequest): LeanAnswer | null => {
+    (method: string, path: string, rawQuery: string, headers: Record<string, string>, peer: PeerSource): LeanAnswer | null => {
       const started = metrics ? performance.now() : 0;
-      const hit = cachedRoutes.get(raw.path);
+      let hit: Hit | undefined;
+      if (path === lastPath) hit = lastHit;
+      else {
+        hit = cachedRoutes.get(path);
+        if (hit) {
+          lastPath = path;
+          lastHit = hit;
+        }
+      }
       // Only GET: uWS counts a HEAD answer (endWithoutBody) as unanswered unless an abort handler is attached.
-      if (!hit || raw.method !== 'GET') return null;
+      if (!hit || method !== 'GET') return null;
       const r = hit.route;
       let query = hit.empty;
-      if (raw.query !== '' && r.query) {
-        const parsed = r.query.safeParse(Object.fromEntries(new URLSearchParams(raw.query)));
+      if (rawQuery !== '' && r.query) {
+        const parsed = r.query.safeParse(Object.fromEntries(new URLSearchParams(rawQuery)));
         if (!parsed.success) return null;
         query = parsed.data;
       }
       if (query === null) return null;
       const page = r.cached?.(query, ctx);
       if (!page) return null;
-      const headers = raw.headers;
       // The request's one credential (src/transport/admission/credential.ts), handed on to the
       // general path when this one declines.
       const cred = credentialOf(headers);
-      if (cred !== NO_CREDENTIAL) raw.credential = cred;
+      if (cred !== NO_CREDENTIAL) fastRead.presented = cred;
       // A malformed Authorization header is answered 401 by the general pipeline.
       if (cred.malformed) return null;
       const needsIp = cred.token === null || hit.counted;
-      const ip = needsIp ? clientAddress(ctx.config.trustProxy, raw.peer(), headers['x-forwarded-for']) : '';
+      const ip = needsIp ? clientAddress(ctx.config.trustProxy, peerAddress(peer), headers['x-forwarded-for']) : '';
       let own: Buffer = ID_ONLY;
       if (cred.token === null) {
         // The address's provisional guest (src/domain/guests.ts) in a token of this read's own, when
@@ -165,17 +179,29 @@ export function createFastRead(
         rateLimit = (limits as RateLimits).countReadNow(ip);
         if (rateLimit === null) return null;
       }
-      const { status, body } = pageStatus(page, headers['if-none-match'], stampedBody);
+      if (cred !== NO_CREDENTIAL) fastRead.presented = undefined;
+      // What pages.ts `pageStatus` answers, without an object per answer: 304 and no body when
+      // If-None-Match names the page's ETag, else its bytes stamped now.
+      const ifNoneMatch = headers['if-none-match'];
+      if (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, page.etag)) {
+        out.head = headOf(hit, page, 304);
+        out.body = '';
+      } else {
+        if (page !== hit.lastPage) {
+          hit.lastOk = headOf(hit, page, 200);
+          hit.lastPage = page;
+        }
+        out.head = hit.lastOk;
+        out.body = stampedBody(page);
+      }
       requestIdInto(own, 0);
-      out.head = headOf(hit, page, status);
       out.own = own;
       out.rateLimit = rateLimit;
-      out.body = body;
-      (status === 200 ? hit.ok : hit.same)?.observe((performance.now() - started) / 1000);
+      if (metrics) ((out.body === '' ? hit.same : hit.ok) as Observer).observe((performance.now() - started) / 1000);
       fastRead.answered++;
       return out;
     },
-    { answered: 0 },
+    { answered: 0, presented: undefined as Credential | undefined },
   );
   return fastRead;
 }
@@ -192,12 +218,18 @@ const ID_ONLY = Buffer.alloc(REQUEST_ID_CHARS);
 // request id, then the guest's number and token (`pipeline.ts` guestHeaders) with room for the
 // read's nonce at the end. Rewritten in place by each read (the answer is written before the next).
 const announced = new WeakMap<ProvisionalBase, Buffer>();
+// The base last announced and its buffer (one client address under load: no lookup).
+let lastBase: ProvisionalBase | null = null;
+let lastAnnounced: Buffer = EMPTY;
 function announcing(base: ProvisionalBase): Buffer {
+  if (base === lastBase) return lastAnnounced;
   let b = announced.get(base);
   if (!b) {
     const placeholder = { number: base.number, token: base.base + 'A'.repeat(READ_NONCE_CHARS) };
     b = preformatted('0'.repeat(REQUEST_ID_CHARS), guestHeaders(placeholder));
     announced.set(base, b);
   }
+  lastBase = base;
+  lastAnnounced = b;
   return b;
 }

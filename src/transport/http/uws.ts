@@ -2,12 +2,15 @@
 // abort flag, stream the body with a 64 KiB cap (413 while reading), write inside cork.
 
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import { Buffer } from 'node:buffer';
 import { CommonsError } from '../../domain/errors.js';
+import type { Credential } from '../admission/credential.js';
 import type { AnswerHead } from '../edge/head.js';
 import { finish, type InFlight, readBody, writeHead } from '../edge/io.js';
 import { isHttpMethod, notHttpMessage } from '../edge/method.js';
 import { errorBody, STATUS_OF } from '../runner/envelope.js';
-import type { FastRead, LeanAnswer, LeanRequest } from './fast-read.js';
+import type { FastRead, LeanAnswer } from './fast-read.js';
+import { peerAddress } from './peer.js';
 import { MAX_BODY_BYTES, type RawRequest, type RawResponse } from './pipeline.js';
 
 /** uWS closes a header block spanning reads past 4 KiB, but accepts a larger one arriving in a
@@ -65,27 +68,19 @@ export function mountHttp(
     // A read answered at once is written here, inside this callback (uWS corks it): no abort
     // handler, no promise (src/transport/http/fast-read.ts). The peer address costs a system call:
     // the lean path reads it only when it needs it.
-    let credential: LeanRequest['credential'];
+    let credential: Credential | undefined;
     if (fast) {
-      asking = res;
-      asked.method = method;
-      asked.path = path;
-      asked.query = query;
-      asked.headers = headers;
-      asked.credential = undefined;
-      const lean = fast(asked);
-      credential = asked.credential;
-      asked.headers = NO_HEADERS;
-      asked.credential = undefined;
-      asking = null;
+      const lean = fast(method, path, query, headers, res);
       if (lean) {
         writeLean(res, lean);
         return;
       }
+      credential = fast.presented;
+      fast.presented = undefined;
     }
     const state = fresh(head);
     // The credential the lean path read, if it did, goes on with the request (read once).
-    const raw: RawRequest = { method, path, query, headers, body: null, ip: peerOf(res), credential };
+    const raw: RawRequest = { method, path, query, headers, body: null, ip: peerAddress(res), credential };
     res.onAborted(() => {
       state.aborted = true;
       state.wake?.();
@@ -135,15 +130,6 @@ function send(res: HttpResponse, state: StreamState, out: RawResponse, inflight:
   res.cork(() => write(res, state.head, out, close || inflight.stopping === true, head));
   finish(inflight, state);
 }
-
-const peerOf = (res: HttpResponse): string => Buffer.from(res.getRemoteAddressAsText()).toString();
-
-// The request the lean path is asked about: one object, filled per request and emptied after it
-// (the lean path is synchronous), so a request it answers allocates none; `peer` reads the
-// address of the response being answered.
-let asking: HttpResponse | null = null;
-const NO_HEADERS: Record<string, string> = {};
-const asked: LeanRequest = { method: '', path: '', query: '', headers: NO_HEADERS, peer: () => peerOf(asking as HttpResponse) };
 
 const fresh = (head: AnswerHead): StreamState => ({ aborted: false, done: false, head });
 

@@ -42,32 +42,37 @@ export function pageOf(data: unknown): Page {
   return page;
 }
 
-// The timestamp's bytes change once per millisecond; under load many answers share them.
+// The timestamp's bytes change once per millisecond; under load many answers share them. They are
+// rewritten in place (a Buffer.from per millisecond took a slice of node's pool, and a new 8 KB
+// pool every few hundred milliseconds, a malloc large enough that glibc gathers its free small
+// blocks first); `tailMs` says which millisecond they spell.
 let tailMs = -1;
 let tail = Buffer.alloc(0);
 
-/** `<now as ISO 8601>"}`, the envelope's end, built once per millisecond. */
+/** `<now as ISO 8601>"}`, the envelope's end, rewritten once per millisecond (read `tailMs`). */
 function tailNow(): Buffer {
   const ms = Date.now();
   if (ms !== tailMs) {
     tailMs = ms;
-    tail = Buffer.from(`${new Date(ms).toISOString()}"}`, 'latin1');
+    const text = `${new Date(ms).toISOString()}"}`;
+    if (text.length === tail.length) tail.write(text, 0, 'latin1');
+    else tail = Buffer.from(text, 'latin1');
   }
   return tail;
 }
 
 // The last body built is reused by the answers of the same page in the same millisecond (never
 // mutated, so sharing it is safe), which spares an allocation of the page's size per request.
-let lastTail: Buffer | null = null;
+let lastMs = -1;
 let lastPage: Page | null = null;
 let lastBody = Buffer.alloc(0);
 
 /** The whole envelope of a page, stamped now. */
 export function pageBody(page: Page): Buffer {
   const t = tailNow();
-  if (page !== lastPage || t !== lastTail) {
+  if (page !== lastPage || tailMs !== lastMs) {
     lastPage = page;
-    lastTail = t;
+    lastMs = tailMs;
     lastBody = Buffer.concat([page.head, t], page.head.length + t.length);
   }
   return lastBody;
@@ -80,19 +85,19 @@ export function pageBody(page: Page): Buffer {
 // answer or per millisecond (pageBody's 18 KB copy each millisecond, with the answer object built
 // around it, cost 2.9-4 us per lean answer under load; BENCHMARKS.md reads). Only for bytes
 // written at once: an answer sent later (the general pipeline) takes pageBody's own buffer.
-const stamped = new WeakMap<Page, { body: Buffer; tail: Buffer | null }>();
+const stamped = new WeakMap<Page, { body: Buffer; ms: number }>();
 
 /** The whole envelope of a page, stamped now, in a buffer reused by the next call: write it at once. */
 export function stampedBody(page: Page): Buffer {
   const t = tailNow();
   let s = stamped.get(page);
-  if (!s) {
-    s = { body: Buffer.allocUnsafe(page.head.length + t.length), tail: null };
+  if (!s || s.body.length !== page.head.length + t.length) {
+    s = { body: Buffer.allocUnsafe(page.head.length + t.length), ms: -1 };
     page.head.copy(s.body, 0);
     stamped.set(page, s);
   }
-  if (s.tail !== t) {
-    s.tail = t;
+  if (s.ms !== tailMs) {
+    s.ms = tailMs;
     t.copy(s.body, page.head.length);
   }
   return s.body;
