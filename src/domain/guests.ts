@@ -116,6 +116,10 @@ export class GuestIssuer {
   private readonly claims = new Map<string, number>();
   /** The signed part of each provisional number's tokens this window, and when it was signed. */
   private readonly bases = new Map<number, ProvisionalBase>();
+  /** The address `provisionalBase` last answered and its base (one client under load: no lookup);
+   * forgotten whenever an address's number or a base changes. */
+  private lastAddress: string | null = null;
+  private lastBase: ProvisionalBase | null = null;
 
   constructor(private readonly ctx: Ctx) {}
 
@@ -134,14 +138,19 @@ export class GuestIssuer {
     const known = this.byAddress.get(address);
     if (typeof known === 'number') return this.signProvisional(known);
     if (known) return known.then((n) => this.signProvisional(n));
+    this.forgetLast();
     const pending = this.issue().then((g) => {
       if (this.byAddress.get(address) === pending) {
+        this.forgetLast();
         this.byAddress.set(address, g.guestNumber);
         this.addressOf.set(g.guestNumber, address);
       }
       return g.guestNumber;
     });
-    pending.catch(() => this.byAddress.delete(address));
+    pending.catch(() => {
+      this.forgetLast();
+      this.byAddress.delete(address);
+    });
     this.byAddress.set(address, pending);
     if (this.byAddress.size > ADDRESSES) this.dropOldest();
     return pending.then((n) => this.signProvisional(n));
@@ -153,14 +162,29 @@ export class GuestIssuer {
    * token is `base` followed by a nonce of its own (`readNonceInto`), as `provisional` makes it.
    */
   provisionalBase(address: string): ProvisionalBase | null {
+    const last = this.lastBase;
+    if (last !== null && address === this.lastAddress) {
+      const now = this.nowS();
+      if (now - last.signedAtS < WINDOW_S && last.signedAtS <= now) return last;
+    }
     const known = this.byAddress.get(address);
-    return typeof known === 'number' ? this.baseOf(known) : null;
+    if (typeof known !== 'number') return null;
+    const b = this.baseOf(known);
+    this.lastAddress = address;
+    this.lastBase = b;
+    return b;
+  }
+
+  private forgetLast(): void {
+    this.lastAddress = null;
+    this.lastBase = null;
   }
 
   /** A write claimed this provisional number: its address gets a new one on its next read. */
   claimed(guestNumber: number): void {
     const address = this.addressOf.get(guestNumber);
     if (address === undefined) return;
+    this.forgetLast();
     this.addressOf.delete(guestNumber);
     this.bases.delete(guestNumber);
     if (this.byAddress.get(address) === guestNumber) this.byAddress.delete(address);
@@ -199,6 +223,7 @@ export class GuestIssuer {
     if (b === undefined || now - b.signedAtS >= WINDOW_S || b.signedAtS > now) {
       const base = signProvisionalBase(this.ctx.secret, guestNumber, now, nonce());
       b = { guestNumber, number: formatGuest(guestNumber), base, signedAtS: now };
+      this.forgetLast();
       this.bases.set(guestNumber, b);
       if (this.bases.size > ADDRESSES) this.bases.delete(this.bases.keys().next().value as number);
     }
@@ -206,6 +231,7 @@ export class GuestIssuer {
   }
 
   private dropOldest(): void {
+    this.forgetLast();
     const [address, entry] = this.byAddress.entries().next().value as [string, number | Promise<number>];
     this.byAddress.delete(address);
     if (typeof entry === 'number') {

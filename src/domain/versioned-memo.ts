@@ -4,10 +4,18 @@
 
 export class VersionedMemo {
   private readonly entries = new Map<string, { version: number; value: unknown }>();
+  /** The entry last read (a hot read asks for one key over and over: no lookup). */
+  private lastKey: string | null = null;
+  private last: { version: number; value: unknown } | undefined;
 
   /** The value stored under `key` for exactly this version, if any. */
   get<T>(key: string, version: number): T | undefined {
-    const e = this.entries.get(key);
+    let e = this.last;
+    if (key !== this.lastKey) {
+      e = this.entries.get(key);
+      this.lastKey = key;
+      this.last = e;
+    }
     return e && e.version === version ? (e.value as T) : undefined;
   }
 
@@ -16,5 +24,7 @@ export class VersionedMemo {
     // Keys are few (a route and its page size); a bound keeps a caller varying limits harmless.
     if (this.entries.size >= 256 && !this.entries.has(key)) this.entries.clear();
     this.entries.set(key, { version, value });
+    this.lastKey = null;
+    this.last = undefined;
   }
 }

@@ -59,6 +59,8 @@ export interface FastRead {
   (method: string, path: string, query: string, headers: Record<string, string>, peer: PeerSource): LeanAnswer | null;
   /** Requests answered by the lean path (the rest took the general pipeline). */
   answered: number;
+  /** The exact paths it may answer (GET only): uws.ts routes them to it without reading either. */
+  readonly paths: readonly string[];
   /** The credential a declined request presented, once the lean path read it: the general path
    * takes it on (read once); the caller reads and clears it after a null. */
   presented: Credential | undefined;
@@ -201,7 +203,7 @@ export function createFastRead(
       fastRead.answered++;
       return out;
     },
-    { answered: 0, presented: undefined as Credential | undefined },
+    { answered: 0, presented: undefined as Credential | undefined, paths: [...cachedRoutes.keys()] },
   );
   return fastRead;
 }

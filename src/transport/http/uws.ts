@@ -24,11 +24,7 @@ export function mountHttp(
   head: AnswerHead,
   fast?: FastRead,
 ): void {
-  app.any('/*', (res: HttpResponse, req: HttpRequest) => {
-    // Exactly as sent: uWS's getMethod() lower-cases the method in place (and would turn `get`
-    // into GET's twin), so it is never called (method.ts).
-    const method = req.getCaseSensitiveMethod();
-    const path = req.getUrl();
+  const serve = (res: HttpResponse, req: HttpRequest, method: string, path: string): void => {
     const query = req.getQuery() ?? '';
     const headers: Record<string, string> = {};
     let headerBytes = path.length + query.length;
@@ -103,7 +99,15 @@ export function mountHttp(
       },
       () => tooLarge(res, state, inflight),
     );
-  });
+  };
+  // Exactly as sent: uWS's getMethod() lower-cases the method in place (and would turn `get`
+  // into GET's twin), so it is never called (method.ts).
+  app.any('/*', (res: HttpResponse, req: HttpRequest) => serve(res, req, req.getCaseSensitiveMethod(), req.getUrl()));
+  // The lean path's routes, GET on exact paths: uWS's router matched the method (case-sensitive)
+  // and the path, so neither is read again (two calls and two strings a request). uWS prefers a
+  // static route to the wildcard whatever the order; HEAD, any other method or another spelling
+  // of the path takes '/*' as before.
+  for (const p of fast?.paths ?? []) app.get(p, (res: HttpResponse, req: HttpRequest) => serve(res, req, 'GET', p));
 }
 
 function tooLarge(res: HttpResponse, state: StreamState, inflight: InFlight): void {

@@ -88,9 +88,11 @@ export function pageBody(page: Page): Buffer {
 const stamped = new WeakMap<Page, { body: Buffer; ms: number }>();
 
 /** The whole envelope of a page, stamped now, in a buffer reused by the next call: write it at once. */
+let lastStampedPage: Page | null = null;
+let lastStamped: { body: Buffer; ms: number } | undefined;
 export function stampedBody(page: Page): Buffer {
   const t = tailNow();
-  let s = stamped.get(page);
+  let s = page === lastStampedPage ? lastStamped : stamped.get(page);
   if (!s || s.body.length !== page.head.length + t.length) {
     s = { body: Buffer.allocUnsafe(page.head.length + t.length), ms: -1 };
     page.head.copy(s.body, 0);
@@ -100,6 +102,8 @@ export function stampedBody(page: Page): Buffer {
     s.ms = tailMs;
     t.copy(s.body, page.head.length);
   }
+  lastStampedPage = page;
+  lastStamped = s;
   return s.body;
 }
 
