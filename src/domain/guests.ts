@@ -160,16 +160,15 @@ export class GuestIssuer {
    * The lean read's form of `provisional`: the signed part of the address's tokens this window,
    * when the address's number is known already (null: the general path issues it). The read's
    * token is `base` followed by a nonce of its own (`readNonceInto`), as `provisional` makes it.
+   * `nowMs`: the clock's time when the caller read it already (the lean read reads it once).
    */
-  provisionalBase(address: string): ProvisionalBase | null {
+  provisionalBase(address: string, nowMs?: number): ProvisionalBase | null {
+    const now = nowMs === undefined ? this.nowS() : Math.floor(nowMs / 1000);
     const last = this.lastBase;
-    if (last !== null && address === this.lastAddress) {
-      const now = this.nowS();
-      if (now - last.signedAtS < WINDOW_S && last.signedAtS <= now) return last;
-    }
+    if (last !== null && address === this.lastAddress && now - last.signedAtS < WINDOW_S && last.signedAtS <= now) return last;
     const known = this.byAddress.get(address);
     if (typeof known !== 'number') return null;
-    const b = this.baseOf(known);
+    const b = this.baseOf(known, now);
     this.lastAddress = address;
     this.lastBase = b;
     return b;
@@ -217,8 +216,7 @@ export class GuestIssuer {
   }
 
   /** This window's signed part of a provisional number's tokens, signed when the window opens. */
-  private baseOf(guestNumber: number): ProvisionalBase {
-    const now = this.nowS();
+  private baseOf(guestNumber: number, now = this.nowS()): ProvisionalBase {
     let b = this.bases.get(guestNumber);
     if (b === undefined || now - b.signedAtS >= WINDOW_S || b.signedAtS > now) {
       const base = signProvisionalBase(this.ctx.secret, guestNumber, now, nonce());

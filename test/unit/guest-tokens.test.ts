@@ -106,6 +106,25 @@ it("makes the lean read's tokens the same way: the window's signed part and a no
   expect(g.provisionalBase('192.0.2.9')).toBeNull();
 });
 
+it("takes the lean read's time when given (read once a read), for the window as for the signature", async () => {
+  const clock = { s: 2_000_000_000 };
+  const g = issuer(clock);
+  const first = await read(g, '192.0.2.10');
+  const base = g.provisionalBase('192.0.2.10', clock.s * 1000 + 999);
+  expect(base?.signedAtS).toBe(clock.s);
+  expect(g.provisionalBase('192.0.2.10', (clock.s + 59) * 1000)).toBe(base);
+  // The caller's time past the window: a new signed part dated by that time, not the clock's.
+  const next = g.provisionalBase('192.0.2.10', (clock.s + 60) * 1000);
+  expect(next?.signedAtS).toBe(clock.s + 60);
+  const bytes = Buffer.from(`${next?.base}${'A'.repeat(READ_NONCE_CHARS)}`, 'latin1');
+  readNonceInto(bytes, bytes.length - READ_NONCE_CHARS);
+  expect(verifyGuestToken(secret, bytes.toString('latin1'), clock.s + 60)).toEqual({
+    guestNumber: first.guestNumber,
+    issuedAtS: clock.s + 60,
+    provisional: true,
+  });
+});
+
 it("spells a read nonce pool as node's base64url does (every byte value, each position of a triple)", () => {
   const src = Buffer.alloc(3 * 256 * 3);
   for (let i = 0; i < 256; i++) {

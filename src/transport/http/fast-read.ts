@@ -21,7 +21,7 @@
 import { performance } from 'node:perf_hooks';
 import type { GuestIssuer, ProvisionalBase } from '../../domain/guests.js';
 import { readNonceInto } from '../../domain/guests.js';
-import type { Ctx } from '../../domain/ports.js';
+import { type Ctx, systemClock } from '../../domain/ports.js';
 import { memberForReadNow, type TokenDigest } from '../../domain/token-cache.js';
 import { READ_NONCE_CHARS } from '../../domain/tokens.js';
 import { clientAddress } from '../admission/client-ip.js';
@@ -126,6 +126,9 @@ export function createFastRead(
   const policyOf = (hit: Hit): string[] => (hit.counted && limits ? ['ratelimit-policy', limits.readPolicy] : []);
   // The answer is handed over before the next request is read: one object serves every answer.
   const out: LeanAnswer = { head: EMPTY, own: EMPTY, rateLimit: null, body: '' };
+  // The time is read once a read (Date.now(): the page's timestamp and, on the system clock, the
+  // guest window's check); a test's clock is asked by the guests themselves.
+  const systemTime = ctx.clock === systemClock;
   // The path last answered and its route: a fresh string compared, not hashed for the map.
   let lastPath = '';
   let lastHit: Hit | undefined;
@@ -162,10 +165,12 @@ export function createFastRead(
       const needsIp = cred.token === null || hit.counted;
       const ip = needsIp ? clientAddress(ctx.config.trustProxy, peerAddress(peer), headers['x-forwarded-for']) : '';
       let own: Buffer = ID_ONLY;
+      let ms = -1;
       if (cred.token === null) {
         // The address's provisional guest (src/domain/guests.ts) in a token of this read's own, when
         // the address's number is already known.
-        const base = guests.provisionalBase(ip);
+        ms = Date.now();
+        const base = guests.provisionalBase(ip, systemTime ? ms : undefined);
         if (base === null) return null;
         own = announcing(base);
         readNonceInto(own, own.length - READ_NONCE_CHARS);
@@ -194,7 +199,7 @@ export function createFastRead(
           hit.lastPage = page;
         }
         out.head = hit.lastOk;
-        out.body = stampedBody(page);
+        out.body = stampedBody(page, ms < 0 ? Date.now() : ms);
       }
       requestIdInto(own, 0);
       out.own = own;

@@ -50,8 +50,7 @@ let tailMs = -1;
 let tail = Buffer.alloc(0);
 
 /** `<now as ISO 8601>"}`, the envelope's end, rewritten once per millisecond (read `tailMs`). */
-function tailNow(): Buffer {
-  const ms = Date.now();
+function tailNow(ms: number): Buffer {
   if (ms !== tailMs) {
     tailMs = ms;
     const text = `${new Date(ms).toISOString()}"}`;
@@ -69,7 +68,7 @@ let lastBody = Buffer.alloc(0);
 
 /** The whole envelope of a page, stamped now. */
 export function pageBody(page: Page): Buffer {
-  const t = tailNow();
+  const t = tailNow(Date.now());
   if (page !== lastPage || tailMs !== lastMs) {
     lastPage = page;
     lastMs = tailMs;
@@ -87,11 +86,12 @@ export function pageBody(page: Page): Buffer {
 // written at once: an answer sent later (the general pipeline) takes pageBody's own buffer.
 const stamped = new WeakMap<Page, { body: Buffer; ms: number }>();
 
-/** The whole envelope of a page, stamped now, in a buffer reused by the next call: write it at once. */
+/** The whole envelope of a page, stamped now (`nowMs`: Date.now() read by the caller), in a buffer
+ * reused by the next call: write it at once. */
 let lastStampedPage: Page | null = null;
 let lastStamped: { body: Buffer; ms: number } | undefined;
-export function stampedBody(page: Page): Buffer {
-  const t = tailNow();
+export function stampedBody(page: Page, nowMs = Date.now()): Buffer {
+  const t = tailNow(nowMs);
   let s = page === lastStampedPage ? lastStamped : stamped.get(page);
   if (!s || s.body.length !== page.head.length + t.length) {
     s = { body: Buffer.allocUnsafe(page.head.length + t.length), ms: -1 };
