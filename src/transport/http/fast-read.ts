@@ -40,15 +40,14 @@ import { REQUEST_ID_CHARS, requestIdInto } from './request-id.js';
 
 /** A page's answer: 200 with its bytes stamped now, or 304, as preformatted headers (the general
  * pipeline's headers for the same read: test/e2e/fast-read.test.ts compares them). Written at once
- * by the socket layer (uws.ts `writeLean`): `own` is rewritten by the next lean answer. */
+ * by the socket layer (uws.ts `writeLean`): `head` is rewritten by the next lean answer. */
 export interface LeanAnswer {
-  /** The status and the headers every answer of this page with this status has: the headers
-   * every answer carries (edge/head.ts), CORS, ETag, cache-control and, with a body, the content
-   * type (and RateLimit-Policy when the limits count the read), preformatted. */
+  /** The status and every header of the answer but RateLimit, preformatted, for uWS to write in
+   * one call: the headers every answer of this page with this status has (those every answer
+   * carries, edge/head.ts, CORS, ETag, cache-control and, with a body, the content type, and
+   * RateLimit-Policy when the limits count the read), then X-Request-Id and, when the read is
+   * anonymous, the provisional guest's announcement (`whole`). */
   head: Buffer;
-  /** This answer's own headers, preformatted as the value of X-Request-Id: the request id, then
-   * the provisional guest's announcement when the read is anonymous. */
-  own: Buffer;
   /** The RateLimit header's value when the limits counted this read, else null. */
   rateLimit: string | null;
   body: Buffer | '';
@@ -125,7 +124,7 @@ export function createFastRead(
   };
   const policyOf = (hit: Hit): string[] => (hit.counted && limits ? ['ratelimit-policy', limits.readPolicy] : []);
   // The answer is handed over before the next request is read: one object serves every answer.
-  const out: LeanAnswer = { head: EMPTY, own: EMPTY, rateLimit: null, body: '' };
+  const out: LeanAnswer = { head: EMPTY, rateLimit: null, body: '' };
   // The time is read once a read (Date.now(): the page's timestamp and, on the system clock, the
   // guest window's check); a test's clock is asked by the guests themselves.
   const systemTime = ctx.clock === systemClock;
@@ -163,7 +162,8 @@ export function createFastRead(
       // A malformed Authorization header is answered 401 by the general pipeline.
       if (cred.malformed) return null;
       const needsIp = cred.token === null || hit.counted;
-      const ip = needsIp ? clientAddress(ctx.config.trustProxy, peerAddress(peer), headers['x-forwarded-for']) : '';
+      const trust = ctx.config.trustProxy;
+      const ip = needsIp ? clientAddress(trust, peerAddress(peer), trust ? headers['x-forwarded-for'] : undefined) : '';
       let own: Buffer = ID_ONLY;
       let ms = -1;
       if (cred.token === null) {
@@ -173,7 +173,6 @@ export function createFastRead(
         const base = guests.provisionalBase(ip, systemTime ? ms : undefined);
         if (base === null) return null;
         own = announcing(base);
-        readNonceInto(own, own.length - READ_NONCE_CHARS);
       } else if (cred.kind === 'member') {
         // A token found in the cache was verified by the general path, which marked it for the limits.
         if (!memberForReadNow(ctx, cred as TokenDigest)) return null;
@@ -190,19 +189,23 @@ export function createFastRead(
       // What pages.ts `pageStatus` answers, without an object per answer: 304 and no body when
       // If-None-Match names the page's ETag, else its bytes stamped now.
       const ifNoneMatch = headers['if-none-match'];
+      let head: Buffer;
       if (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, page.etag)) {
-        out.head = headOf(hit, page, 304);
+        head = headOf(hit, page, 304);
         out.body = '';
       } else {
         if (page !== hit.lastPage) {
           hit.lastOk = headOf(hit, page, 200);
           hit.lastPage = page;
         }
-        out.head = hit.lastOk;
+        head = hit.lastOk;
         out.body = stampedBody(page, ms < 0 ? Date.now() : ms);
       }
-      requestIdInto(own, 0);
-      out.own = own;
+      const all = whole(head, own);
+      // This answer's request id and, for a guest's token, its nonce, written in place.
+      requestIdInto(all, all.length - own.length);
+      if (own !== ID_ONLY) readNonceInto(all, all.length - READ_NONCE_CHARS);
+      out.head = all;
       out.rateLimit = rateLimit;
       if (metrics) ((out.body === '' ? hit.same : hit.ok) as Observer).observe((performance.now() - started) / 1000);
       fastRead.answered++;
@@ -218,12 +221,44 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** The headers of a page's answer besides the constant ones (the general pipeline's `pageAnswer`). */
 const PAGE = (etag: string): string[] => ['etag', etag, 'cache-control', 'no-cache'];
 
+// An answer's whole head: the page's head, then `x-request-id: ` and the own headers (below), as
+// one buffer per own headers, rebuilt when the page's head changes; the id and the nonce are
+// rewritten in place by each answer (written before the next). One native call for every header
+// instead of two (a call with buffers costs uWS.js their backing stores, about 50-100 ns a read).
+const ID_NAME = Buffer.from('\r\nx-request-id: ', 'latin1');
+interface Whole {
+  head: Buffer;
+  all: Buffer;
+}
+const wholes = new WeakMap<Buffer, Whole>();
+let lastOwn: Buffer = EMPTY;
+let lastWhole: Whole = { head: EMPTY, all: EMPTY };
+function whole(head: Buffer, own: Buffer): Buffer {
+  let w = own === lastOwn ? lastWhole : wholes.get(own);
+  if (w === undefined) {
+    w = { head: EMPTY, all: EMPTY } as Whole;
+    wholes.set(own, w);
+  }
+  if (w.head !== head) {
+    // Its own memory, not a slice of node's pool (kept for a window, edge/head.ts `preformatted`).
+    const all = Buffer.allocUnsafeSlow(head.length + ID_NAME.length + own.length);
+    head.copy(all, 0);
+    ID_NAME.copy(all, head.length);
+    own.copy(all, head.length + ID_NAME.length);
+    w.head = head;
+    w.all = all;
+  }
+  lastOwn = own;
+  lastWhole = w;
+  return w.all;
+}
+
 /** The own headers of an answer without a guest to announce: the request id alone. */
 const ID_ONLY = Buffer.alloc(REQUEST_ID_CHARS);
 
 // The own headers of an anonymous read, per provisional base (one a window per address): the
 // request id, then the guest's number and token (`pipeline.ts` guestHeaders) with room for the
-// read's nonce at the end. Rewritten in place by each read (the answer is written before the next).
+// read's nonce at the end: the template of the end of `whole`'s buffers.
 const announced = new WeakMap<ProvisionalBase, Buffer>();
 // The base last announced and its buffer (one client address under load: no lookup).
 let lastBase: ProvisionalBase | null = null;

@@ -137,16 +137,14 @@ function send(res: HttpResponse, state: StreamState, out: RawResponse, inflight:
 
 const fresh = (head: AnswerHead): StreamState => ({ aborted: false, done: false, head });
 
-const REQUEST_ID = Buffer.from('x-request-id', 'latin1');
 const RATE_LIMIT = Buffer.from('ratelimit', 'latin1');
 
 /** A lean read's answer (fast-read.ts), the same headers the general pipeline writes for a page:
- * the status and the page's constant headers in one call, the request id and any guest
- * announcement in another, all as bytes (a string argument costs uWS a conversion and an
- * allocation each), then the body. uWS copies each before returning (cork buffer or socket). */
+ * the status and every header but RateLimit in one call, as bytes (a string argument costs uWS a
+ * conversion and an allocation each), then the body. uWS copies each before returning (cork
+ * buffer or socket). */
 function writeLean(res: HttpResponse, a: LeanAnswer): void {
   res.writeStatus(a.head);
-  res.writeHeader(REQUEST_ID, a.own);
   if (a.rateLimit !== null) res.writeHeader(RATE_LIMIT, a.rateLimit);
   res.end(a.body, false);
 }
