@@ -12,10 +12,10 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import postgres from 'postgres';
-import { BODY } from './http-write.js';
 import { ensureWrk, runWrk } from './lib/http-wrk.js';
 import { argValue, cpuSeconds, type Proc, startCommons, startRole } from './lib/procs.js';
 import { register } from './lib/task-moves.js';
+import { BODY } from './lib/write-measure.js';
 
 type Sql = ReturnType<typeof postgres>;
 

@@ -11,8 +11,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { migrate } from '../src/store/migrate.js';
-import { BODY } from './http-write.js';
 import { argValue, benchDatabaseUrl } from './lib/procs.js';
+import { BODY } from './lib/write-measure.js';
 
 const args = process.argv.slice(2);
 const url = benchDatabaseUrl(argValue(args, '--database-url'));

@@ -14,10 +14,10 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { BODY } from './http-write.js';
 import { ensureWrk, runWrk, type WrkResult } from './lib/http-wrk.js';
 import { argValue, benchDatabaseUrl, type Proc, startCommons, startRole, table } from './lib/procs.js';
 import { register } from './lib/task-moves.js';
+import { BODY } from './lib/write-measure.js';
 
 /** perf's sampling rate: each sample is 1/HZ s of one CPU. */
 const HZ = 999;
