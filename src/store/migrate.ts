@@ -102,15 +102,16 @@ export async function migrate(sql: Sql, dir = SQL_DIR): Promise<number[]> {
  * locked path above, which applies what is missing or refuses a newer schema. A newer node that
  * migrates after this read is the same case as one that migrates after the locked check. */
 async function upToDate(sql: Sql, known: Migration[], checksum: string): Promise<boolean> {
-  let rows: (Recorded & { fsum: string | null })[];
-  try {
-    rows = await sql<(Recorded & { fsum: string | null })[]>`
-      SELECT version, name, (SELECT checksum FROM schema_functions) AS fsum FROM schema_migrations`;
-  } catch (err) {
-    // undefined_table: a new database, or one migrated by a build before sql/functions/.
-    if ((err as { code?: string }).code === '42P01') return false;
-    throw err;
-  }
+  // A table missing (a new database, or one migrated by a build before sql/functions/) is asked
+  // first rather than caught as undefined_table: postgres.js formats a failed query's stack, and
+  // with `--enable-source-maps` Node then parses the bundle's source maps into some 100,000 arrays
+  // it keeps for good, 10 MB of a first start's memory at rest (docs/benchmarks-history.md "Memory
+  // at rest on Node 24").
+  const [t] = await sql<{ m: boolean; f: boolean }[]>`
+    SELECT to_regclass('schema_migrations') IS NOT NULL AS m, to_regclass('schema_functions') IS NOT NULL AS f`;
+  if (!t?.m || !t.f) return false;
+  const rows = await sql<(Recorded & { fsum: string | null })[]>`
+    SELECT version, name, (SELECT checksum FROM schema_functions) AS fsum FROM schema_migrations`;
   const { unknown, missing } = compare(rows, known);
   return unknown.length === 0 && missing.length === 0 && rows[0]?.fsum === checksum;
 }

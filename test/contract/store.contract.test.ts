@@ -101,6 +101,29 @@ for (const { name, real } of backends)
     // Only on PostgreSQL: the embedded database is one session, where the lock is re-entrant. (Per
     // backend, not per environment: it is registered whenever the PostgreSQL block is.)
     if (real) {
+      it("a new schema is migrated without a failed query: no error's stack is formatted (issue 47)", async () => {
+        // A formatted stack makes Node parse the bundle's source maps and keep them (--enable-source-maps):
+        // 10 MB of a first start's memory at rest. postgres.js formats the stack of every failed query.
+        const fresh = `c_${randomBytes(6).toString('hex')}`;
+        const other = await openStore({ dataDir: dir, databaseUrl: process.env.DATABASE_URL, schema: fresh });
+        const formatted: string[] = [];
+        const prepare = Error.prepareStackTrace;
+        Error.prepareStackTrace = (err: Error) => {
+          formatted.push(err.message);
+          return err.message;
+        };
+        try {
+          expect((await migrate(other.sql)).length).toBe(listMigrations().length);
+        } finally {
+          Error.prepareStackTrace = prepare;
+          await other.close();
+          const admin = postgres(process.env.DATABASE_URL as string, { max: 1, onnotice: () => {} });
+          await admin.unsafe(`DROP SCHEMA "${fresh}" CASCADE`);
+          await admin.end();
+        }
+        expect(formatted).toEqual([]);
+      });
+
       it('an up-to-date schema is recognised with one read, without waiting for the migration lock', async () => {
         const holder = await store.sql.reserve();
         await holder`BEGIN`;
