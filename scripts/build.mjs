@@ -9,6 +9,7 @@
 // An install without dev dependencies (a container's runtime stage) has no bundler: there the
 // dist/ built earlier is kept, and its absence is an error.
 import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 
 // The first `npx commons` in a clone links the package into npx's cache, and npm runs `prepare`
@@ -46,6 +47,31 @@ const NODE_BUNDLE = {
   logLevel: 'warning',
 };
 
+/** Node 22+ builds an ES module's view of a built-in module by reading every export, and some
+ * exports are getters that load a whole subsystem on first read: `import http from 'node:http'`
+ * loads undici, HTTP/2, web streams and readline for `http.WebSocket` and its kin (on Node 24, 13
+ * MB resident that a server never uses; `node:fs` 3 MB more for `fs.promises`' readline). Node's
+ * own `require` reads nothing until it is used, so each ESM import of a built-in in the bundle
+ * (ours and the dependencies', e.g. ethers' `import http from "http"`) becomes a CommonJS module
+ * holding `require(name)`: esbuild then reads a named import as a property where it is used, and
+ * `import * as` sees the same properties as getters, none read before its first use (issue 47,
+ * docs/benchmarks-history.md "Memory at rest on Node 24"). Node 20's view reads none of those. */
+const builtinsRequired = {
+  name: 'builtins-required',
+  setup(build) {
+    const names = new Set(builtinModules.flatMap((n) => (n.startsWith('node:') ? [n] : [n, `node:${n}`])));
+    build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) =>
+      (args.kind === 'import-statement' || args.kind === 'dynamic-import') && names.has(args.path)
+        ? { path: args.path.replace(/^node:/, ''), namespace: 'builtin-required' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'builtin-required' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(`node:${args.path}`)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 async function buildCli(outdir) {
   rmSync(join(outdir, 'cli-chunks'), { recursive: true, force: true });
   await esbuild.build({
@@ -56,6 +82,7 @@ async function buildCli(outdir) {
     // ws loads these optional native helpers when present and works without them.
     external: ['bufferutil', 'utf-8-validate'],
     banner: { js: `#!/usr/bin/env node\n${REQUIRE_SHIM}` },
+    plugins: [builtinsRequired],
   });
   // `npx commons` runs the file itself: it must be executable.
   chmodSync(join(outdir, 'cli.js'), 0o755);
@@ -100,6 +127,7 @@ await esbuild.build({
   // imports it from node_modules.
   external: ['uWebSockets.js', 'uws-fallback', 'msgpackr-extract', 'bufferutil', 'utf-8-validate', '@electric-sql/pglite', '@electric-sql/pglite-socket'],
   banner: { js: REQUIRE_SHIM },
+  plugins: [builtinsRequired],
 });
 await asciiComments('dist');
 copyFileSync('src/store/pglite-worker.mjs', 'dist/pglite-worker.mjs');

@@ -2,8 +2,10 @@
 // compose.yaml is validated against the Compose Specification's JSON schema, vendored in
 // deploy/compose-spec.schema.json (no network at check time); the Dockerfile is linted by
 // dockerfile-utils (the VS Code Docker extension's linter) plus the rules this image promises; and
-// dist/ must bundle postgres.js with scripts/patch-postgres.mjs's guard.
+// dist/ must bundle postgres.js with scripts/patch-postgres.mjs's guard and load Node's built-ins
+// with require (scripts/build.mjs's builtins-required plugin).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { join, resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -101,13 +103,31 @@ export function checkDistGuard(dir: string): string[] {
   return problems;
 }
 
+/** An ES module import of a built-in (`import http from "node:http"`, `from "fs"`), the banner's
+ * `node:module` apart: Node 22+ reads every export of a built-in for its ES view, and some load a
+ * subsystem (node:http: undici, HTTP/2, web streams) the server never uses (scripts/build.mjs). */
+const IMPORT = /^import\b[^;]*?["']([^"']+)["']/gm;
+const BUILTINS = new Set(builtinModules.flatMap((n) => (n.startsWith('node:') ? [n] : [n, `node:${n}`])));
+
+/** Problems with a bundle directory: every built-in is loaded with require (scripts/build.mjs). */
+export function checkDistBuiltins(dir: string): string[] {
+  const problems: string[] = [];
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.js'))) {
+    for (const [, name] of readFileSync(join(dir, f), 'utf8').matchAll(IMPORT))
+      if (name && BUILTINS.has(name) && name !== 'node:module')
+        problems.push(`${dir}/${f}: imports ${name} as an ES module (scripts/build.mjs's builtins-required plugin did not run)`);
+  }
+  return problems;
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
   const problems = [
     ...checkCompose(readFileSync(resolve(root, 'compose.yaml'), 'utf8')),
     ...lintDockerfile(readFileSync(resolve(root, 'Dockerfile'), 'utf8')),
     ...checkDistGuard(resolve(root, 'dist')),
+    ...(existsSync(resolve(root, 'dist')) ? checkDistBuiltins(resolve(root, 'dist')) : []),
   ];
   for (const p of problems) console.error(p);
   if (problems.length > 0) process.exit(1);
-  console.log('compose.yaml and Dockerfile: valid; dist/ bundles the guarded postgres.js');
+  console.log('compose.yaml and Dockerfile: valid; dist/ bundles the guarded postgres.js and requires its built-ins');
 }

@@ -8,7 +8,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkCompose, checkDistGuard, lintDockerfile } from '../../scripts/check-deploy.js';
+import { checkCompose, checkDistBuiltins, checkDistGuard, lintDockerfile } from '../../scripts/check-deploy.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
@@ -56,5 +56,18 @@ describe('deployment files parse and lint', () => {
     expect(undone).toBe(1);
     expect(checkDistGuard(copy).join('\n')).toMatch(/the bundled postgres\.js lacks the nextWrite guard/);
     expect(checkDistGuard(join(work, 'nowhere'))[0]).toMatch(/missing; run `npm run build`/);
+  });
+
+  it("refuses a dist/ that imports a built-in as an ES module (Node 24 loads undici for node:http's ES view)", () => {
+    const dist = join(root, 'dist');
+    expect(checkDistBuiltins(dist)).toEqual([]);
+    const copy = join(work, 'esm-builtins-dist');
+    cpSync(dist, copy, { recursive: true });
+    const main = join(copy, 'main.js');
+    writeFileSync(main, `import http from "node:http";\nimport { readFileSync } from "fs";\n${readFileSync(main, 'utf8')}`);
+    expect(checkDistBuiltins(copy)).toEqual([
+      `${copy}/main.js: imports node:http as an ES module (scripts/build.mjs's builtins-required plugin did not run)`,
+      `${copy}/main.js: imports fs as an ES module (scripts/build.mjs's builtins-required plugin did not run)`,
+    ]);
   });
 });
