@@ -50,4 +50,6 @@ STOPSIGNAL SIGTERM
 # `--init` (compose: `init: true`) so a reaper sits above it for the backup command's children.
 # --liftoff-only: the embedded store's WebAssembly on the baseline compiler (src/store/pglite-worker.mjs);
 # --max-semi-space-size=4 and MALLOC_ARENA_MAX=1 (above): the memory at rest (docs/operations.md "Memory").
-CMD ["node", "--enable-source-maps", "--liftoff-only", "--max-semi-space-size=4", "dist/main.js"]
+# No --enable-source-maps: it keeps the bundle's maps (and, once a stack is formatted, their
+# parsed form) for good; docs/operations.md "Memory at rest" says how to turn it on.
+CMD ["node", "--liftoff-only", "--max-semi-space-size=4", "dist/main.js"]

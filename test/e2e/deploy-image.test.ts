@@ -80,7 +80,7 @@ describe('the image, played as plain processes', () => {
     const image = await build();
     // The image's bundle carries the postgres.js guard (the build stage applied it).
     expect(checkDistGuard(join(image.dir, 'dist'))).toEqual([]);
-    expect(image.cmd).toEqual(['node', '--enable-source-maps', '--liftoff-only', '--max-semi-space-size=4', 'dist/main.js']);
+    expect(image.cmd).toEqual(['node', '--liftoff-only', '--max-semi-space-size=4', 'dist/main.js']);
     // ... with the environment and flags `npm start` gives it (package.json "start"): one command line.
     expect(image.env.MALLOC_ARENA_MAX).toBe('1');
     const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
