@@ -9,8 +9,8 @@
 // An install without dev dependencies (a container's runtime stage) has no bundler: there the
 // dist/ built earlier is kept, and its absence is an error.
 import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { builtinModules } from 'node:module';
 import { join } from 'node:path';
+import { ESM_VIEW_LOADS } from './esm-view-loads.mjs';
 
 // The first `npx commons` in a clone links the package into npx's cache, and npm runs `prepare`
 // for it: the dist/ that `npm ci` built is the one to run, and a server started from it
@@ -47,19 +47,15 @@ const NODE_BUNDLE = {
   logLevel: 'warning',
 };
 
-/** Node 22+ builds an ES module's view of a built-in module by reading every export, and some
- * exports are getters that load a whole subsystem on first read: `import http from 'node:http'`
- * loads undici, HTTP/2, web streams and readline for `http.WebSocket` and its kin (on Node 24, 13
- * MB resident that a server never uses; `node:fs` 3 MB more for `fs.promises`' readline). Node's
- * own `require` reads nothing until it is used, so each ESM import of a built-in in the bundle
- * (ours and the dependencies', e.g. ethers' `import http from "http"`) becomes a CommonJS module
- * holding `require(name)`: esbuild then reads a named import as a property where it is used, and
- * `import * as` sees the same properties as getters, none read before its first use (issue 47,
- * docs/benchmarks-history.md "Memory at rest on Node 24"). Node 20's view reads none of those. */
+/** Each ES import of those built-ins in the bundle (ours and the dependencies', e.g. ethers'
+ * `import http from "http"`) becomes a CommonJS module holding `require(name)`: esbuild then reads
+ * a named import as a property where it is used, and no export is read before its first use
+ * (issue 47, docs/benchmarks-history.md "Memory at rest on Node 24"). Only those: a named import
+ * from a CommonJS module is a getter call at each use (`Buffer`, `performance` on the read path). */
 const builtinsRequired = {
   name: 'builtins-required',
   setup(build) {
-    const names = new Set(builtinModules.flatMap((n) => (n.startsWith('node:') ? [n] : [n, `node:${n}`])));
+    const names = new Set(ESM_VIEW_LOADS.flatMap((n) => [n, `node:${n}`]));
     build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) =>
       (args.kind === 'import-statement' || args.kind === 'dynamic-import') && names.has(args.path)
         ? { path: args.path.replace(/^node:/, ''), namespace: 'builtin-required' }

@@ -3,15 +3,15 @@
 // deploy/compose-spec.schema.json (no network at check time); the Dockerfile is linted by
 // dockerfile-utils (the VS Code Docker extension's linter) plus the rules this image promises; and
 // dist/ must bundle postgres.js with scripts/patch-postgres.mjs's guard and load Node's built-ins
-// with require (scripts/build.mjs's builtins-required plugin).
+// whose ES view loads a subsystem with require (scripts/build.mjs's builtins-required plugin).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { builtinModules } from 'node:module';
 import { join, resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { DockerfileParser } from 'dockerfile-ast';
 import { validate } from 'dockerfile-utils';
 import yaml from 'js-yaml';
+import { ESM_VIEW_LOADS } from './esm-view-loads.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const schemaFile = resolve(root, 'deploy/compose-spec.schema.json');
@@ -103,18 +103,17 @@ export function checkDistGuard(dir: string): string[] {
   return problems;
 }
 
-/** An ES module import of a built-in (`import http from "node:http"`, `from "fs"`), the banner's
- * `node:module` apart: Node 22+ reads every export of a built-in for its ES view, and some load a
- * subsystem (node:http: undici, HTTP/2, web streams) the server never uses (scripts/build.mjs). */
+/** An ES module import of a built-in whose ES view loads a subsystem the server never uses
+ * (`import http from "node:http"`: undici, HTTP/2, web streams; scripts/esm-view-loads.mjs). */
 const IMPORT = /^import\b[^;]*?["']([^"']+)["']/gm;
-const BUILTINS = new Set(builtinModules.flatMap((n) => (n.startsWith('node:') ? [n] : [n, `node:${n}`])));
+const LOADS = new Set(ESM_VIEW_LOADS.flatMap((n) => [n, `node:${n}`]));
 
 /** Problems with a bundle directory: every built-in is loaded with require (scripts/build.mjs). */
 export function checkDistBuiltins(dir: string): string[] {
   const problems: string[] = [];
   for (const f of readdirSync(dir).filter((n) => n.endsWith('.js'))) {
     for (const [, name] of readFileSync(join(dir, f), 'utf8').matchAll(IMPORT))
-      if (name && BUILTINS.has(name) && name !== 'node:module')
+      if (name && LOADS.has(name))
         problems.push(`${dir}/${f}: imports ${name} as an ES module (scripts/build.mjs's builtins-required plugin did not run)`);
   }
   return problems;
