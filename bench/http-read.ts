@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureWrk, medianRow, printTable, type Row, runWrk } from './lib/http-wrk.js';
-import { type Proc, startCommons, startRole } from './lib/procs.js';
+import { type Proc, postJson, startCommons, startRole } from './lib/procs.js';
 
 export interface ReadOptions {
   seconds?: number;
@@ -26,25 +26,16 @@ interface Server {
 
 const server = (name: string, p: Proc): Server => ({ name, pid: p.pid, url: `http://127.0.0.1:${p.port}`, stop: () => p.stop() });
 
-async function post(url: string, path: string, body: unknown, token?: string): Promise<{ data: Record<string, unknown> }> {
-  const r = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  if (r.status !== 200) throw new Error(`${path}: ${r.status} ${await r.text()}`);
-  return (await r.json()) as { data: Record<string, unknown> };
-}
-
 export async function run(opts: ReadOptions = {}): Promise<Row[]> {
   ensureWrk();
   const o = { seconds: opts.seconds ?? 4, rounds: opts.rounds ?? 3, connections: opts.connections ?? 32 };
   const project = server('commons', await startCommons({ env: { RATE_LIMITS: 'off' } }));
   const servers: Server[] = [project];
   try {
-    const token = (await post(project.url, '/api/v1/ai/register', { name: 'Reader', accepted_principles: true })).data.api_token as string;
+    const token = (await postJson(project.url, '/api/v1/ai/register', { name: 'Reader', accepted_principles: true })).data
+      .api_token as string;
     // 50 messages of about 300 characters: the page of the issue's table (about 16 KB).
-    for (let i = 0; i < 50; i++) await post(project.url, '/api/v1/chat', { body: `message ${i} `.padEnd(170, 'x') }, token);
+    for (let i = 0; i < 50; i++) await postJson(project.url, '/api/v1/chat', { body: `message ${i} `.padEnd(170, 'x') }, token);
     const answer = await fetch(`${project.url}/api/v1/chat`);
     const body = Buffer.from(await answer.arrayBuffer());
     const file = join(tmpdir(), `commons-bench-page-${process.pid}.json`);

@@ -7,12 +7,11 @@
 //        [--dist dist-before,dist] [--prof DIR] (each server under --cpu-prof, profiles in DIR)
 //        [--node-args '--perf-basic-prof'] (more node flags for every server)
 //        [--hold] (print the servers' pids and ports and wait for Ctrl-C before measuring)
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureWrk, runWrk } from './lib/http-wrk.js';
-import { argValue, type Proc, startCommand, startRole } from './lib/procs.js';
+import { argValue, type Proc, postJson, startCommons, startRole } from './lib/procs.js';
 
 const args = process.argv.slice(2);
 const seconds = Number(argValue(args, '--seconds') ?? 5);
@@ -24,59 +23,18 @@ const extra = (argValue(args, '--node-args') ?? '').split(' ').filter(Boolean);
 const profArgs = (name: string) => [...extra, ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${join(prof, name)}`] : [])];
 
 /** The project from `dist` as `npm start` runs it (embedded store, rate limits off). */
-async function startFrom(spec: string): Promise<Proc> {
+function startFrom(spec: string): Promise<Proc> {
   // `dist:NAME=value:NAME2=:--flag=x`: variables set (an empty value: unset) in this server's
   // environment and node flags after package.json's, e.g. `dist:MALLOC_ARENA_MAX=` to try it
   // without package.json's setting, `dist:--max-semi-space-size=16` with another young generation.
   const [dist, ...parts] = spec.split(':') as [string, ...string[]];
-  const flags = parts.filter((p) => p.startsWith('--'));
-  const envOverride = Object.fromEntries(parts.filter((p) => !p.startsWith('--')).map((kv) => kv.split('=') as [string, string]));
-  const dir = mkdtempSync(join(tmpdir(), 'commons-readcpu-'));
-  const start = startCommand();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    ...start.env,
-    PORT: '0',
-    DATA_DIR: dir,
-    RATE_LIMITS: 'off',
-    LOG_LEVEL: 'info',
-    REDIS_URL: '',
-    DATABASE_URL: '',
-    ...envOverride,
-  };
-  for (const [k, v] of Object.entries(envOverride)) if (v === '') delete env[k];
-  const child = spawn(process.execPath, [...start.nodeArgs, ...flags, ...profArgs(spec.replace(/[:=]/g, '_')), `${dist}/main.js`], {
-    env,
-    stdio: ['ignore', 'pipe', 'inherit'],
+  const vars = parts.filter((p) => !p.startsWith('--')).map((kv) => kv.split('=') as [string, string]);
+  return startCommons({
+    dist,
+    env: { LOG_LEVEL: 'info', ...Object.fromEntries(vars.filter(([, v]) => v !== '')) },
+    unset: vars.filter(([, v]) => v === '').map(([k]) => k),
+    nodeArgs: [...parts.filter((p) => p.startsWith('--')), ...profArgs(spec.replace(/[:=]/g, '_'))],
   });
-  const port = await new Promise<number>((ok, ko) => {
-    let out = '';
-    child.once('exit', (code) => ko(new Error(`commons exited with ${code}: ${out}`)));
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /"url":"http:\/\/127\.0\.0\.1:(\d+)"/.exec(out);
-      if (m) ok(Number(m[1]));
-    });
-  });
-  return {
-    pid: child.pid as number,
-    port,
-    async stop() {
-      child.kill('SIGTERM');
-      await new Promise((ok) => child.once('exit', ok));
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-async function post(url: string, path: string, body: unknown, token?: string): Promise<{ data: Record<string, unknown> }> {
-  const r = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  if (r.status !== 200) throw new Error(`${path}: ${r.status} ${await r.text()}`);
-  return (await r.json()) as { data: Record<string, unknown> };
 }
 
 ensureWrk();
@@ -85,8 +43,8 @@ try {
   for (const d of dists) {
     const p = await startFrom(d);
     const url = `http://127.0.0.1:${p.port}`;
-    const token = (await post(url, '/api/v1/ai/register', { name: 'Reader', accepted_principles: true })).data.api_token as string;
-    for (let i = 0; i < 50; i++) await post(url, '/api/v1/chat', { body: `message ${i} `.padEnd(170, 'x') }, token);
+    const token = (await postJson(url, '/api/v1/ai/register', { name: 'Reader', accepted_principles: true })).data.api_token as string;
+    for (let i = 0; i < 50; i++) await postJson(url, '/api/v1/chat', { body: `message ${i} `.padEnd(170, 'x') }, token);
     servers.push({ name: d, p });
     if (servers.length === 1) {
       const answer = await fetch(`${url}/api/v1/chat`);

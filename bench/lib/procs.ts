@@ -69,8 +69,19 @@ export function startCommand(): { env: Record<string, string>; nodeArgs: string[
 
 /** The Commons server as `npm start` runs it (node dist/main.js), on the embedded default unless
  * `databaseUrl` is given (then in a schema of its own). Rate limits off: the bench measures the path. */
-export async function startCommons(opts: { databaseUrl?: string; env?: Record<string, string>; nodeArgs?: string[] } = {}): Promise<Proc> {
-  if (!existsSync('dist/main.js')) throw new Error('dist/main.js is missing: run `npm run build` first');
+export async function startCommons(
+  opts: {
+    databaseUrl?: string;
+    env?: Record<string, string>;
+    nodeArgs?: string[];
+    /** The build to run (default dist/, e.g. a "before" copy beside it). */
+    dist?: string;
+    /** Variables left out of the server's environment (e.g. one package.json's start line sets). */
+    unset?: string[];
+  } = {},
+): Promise<Proc> {
+  const dist = opts.dist ?? 'dist';
+  if (!existsSync(`${dist}/main.js`)) throw new Error(`${dist}/main.js is missing: run \`npm run build\` first`);
   const dir = mkdtempSync(join(tmpdir(), 'commons-bench-'));
   const start = startCommand();
   const env: NodeJS.ProcessEnv = {
@@ -88,7 +99,8 @@ export async function startCommons(opts: { databaseUrl?: string; env?: Record<st
   // COMMONS_NODE_ARGS adds node flags to the server, e.g. `--cpu-prof --cpu-prof-dir=prof` to profile it.
   const nodeArgs = [...(process.env.COMMONS_NODE_ARGS ?? '').split(' ').filter(Boolean), ...(opts.nodeArgs ?? [])];
   // The flags `npm start` gives (package.json).
-  const child = spawn(process.execPath, [...start.nodeArgs, ...nodeArgs, 'dist/main.js'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  for (const name of opts.unset ?? []) delete env[name];
+  const child = spawn(process.execPath, [...start.nodeArgs, ...nodeArgs, `${dist}/main.js`], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((ok, ko) => {
     let out = '';
     child.once('exit', (code) => ko(new Error(`commons exited with ${code}: ${out}`)));
@@ -194,4 +206,15 @@ export function table(rows: Record<string, unknown>[]): string {
   const w = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
   const line = (vals: string[]) => vals.map((v, i) => v.padStart(w[i] as number)).join(' | ');
   return [line(cols), w.map((n) => '-'.repeat(n)).join('-|-'), ...rows.map((r) => line(cols.map((c) => cell(r[c]))))].join('\n');
+}
+
+/** POSTs JSON to a started server and returns its envelope; anything but 200 throws (set-up calls). */
+export async function postJson(url: string, path: string, body: unknown, token?: string): Promise<{ data: Record<string, unknown> }> {
+  const r = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  if (r.status !== 200) throw new Error(`${path}: ${r.status} ${await r.text()}`);
+  return (await r.json()) as { data: Record<string, unknown> };
 }
