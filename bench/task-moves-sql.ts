@@ -1,5 +1,5 @@
 // What one group of task moves costs PostgreSQL (not a test; issue 47, docs/bench-writes-47.md):
-// the group's statements as the node sends them (src/domain/tasks.ts: the lock, the decisions of
+// the group's statements as the node sends them (src/domain/task-commit.ts: the lock, the decisions of
 // src/domain/task-moves.ts, task_moves_apply, the read back, COMMIT), one group after another on
 // one connection, in a schema of its own, timed by the backend's own CPU time
 // (/proc/<pid>/schedstat, so this machine's PostgreSQL only), which other load moves far less than
@@ -56,7 +56,7 @@ try {
     const t1 = cpuMs();
     await q.query;
     const t2 = cpuMs();
-    // The node reads back new tasks and claims only (src/domain/tasks.ts: the other moves' rows
+    // The node reads back new tasks and claims only (src/domain/task-commit.ts: the other moves' rows
     // are the ones decided); --read-back-all reads every row, as it did before.
     if (readBackAll || phase === 'post' || phase === 'claim') await getTasks(c, ids.length > 0 ? ids : w.tasks.map((t) => t.id));
     if (phase !== 'post' && phase !== 'claim') await submissionsQuery(c, ids);

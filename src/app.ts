@@ -11,7 +11,7 @@ import { HeartbeatRows, sessionHeartbeat } from './domain/habitat.js';
 import { openTokenChecks, validTokenKeys } from './domain/identity.js';
 import { openMemoryWrites } from './domain/memory.js';
 import { type Bus, type Clock, type Ctx, type Health, noServices, systemClock } from './domain/ports.js';
-import { openTaskWrites } from './domain/tasks.js';
+import { openTaskWrites } from './domain/task-commit.js';
 import { openTokenCache } from './domain/token-cache.js';
 import { createLogger, type Logger } from './log.js';
 import type { Store } from './store/db.js';

@@ -141,7 +141,7 @@ export interface NodeServices {
   /** Memory writes, grouped (src/domain/memory.ts openMemoryWrites): a write in, its result out
    * once committed. */
   memoryPuts: { submit(write: NewMemory): Promise<PutResult> } | null;
-  /** Task posts and moves, grouped (src/domain/tasks.ts openTaskWrites): a write in, its task's
+  /** Task posts and moves, grouped (src/domain/task-commit.ts openTaskWrites): a write in, its task's
    * view and moves (or its refusal) out once committed. */
   taskWrites: { submit(write: TaskWrite): Promise<TaskDone> } | null;
   /** Member tokens resolved for reads, forgotten when any token changes (src/domain/token-cache.ts openTokenCache). */

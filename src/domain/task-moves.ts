@@ -1,7 +1,7 @@
 // Decides task moves inside the caller's transaction: the machine decides the next state, and the
 // task row, the ledger, the points, the event log and the inbox items the move writes are handed
 // to one statement (store.applyWrites), so they change together or not at all, and the moves of
-// several members can be written, and committed, together (src/domain/tasks.ts).
+// several members can be written, and committed, together (src/domain/task-commit.ts).
 import { deadlineOf, type TaskEventType, taskNext } from '../machines/task.js';
 import { escrowAccount, identityAccount, type Tx } from '../store/ledger.js';
 import type { TaskPatch, TaskRow, TaskWrites } from '../store/tasks.js';

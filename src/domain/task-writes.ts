@@ -1,4 +1,4 @@
-// The shapes of the node's grouped task writes (src/domain/tasks.ts commitTaskWrites), apart so
+// The shapes of the node's grouped task writes (src/domain/task-commit.ts commitTaskWrites), apart so
 // the context's services (ports.ts) can name them without importing the use cases.
 import type { TaskEventType, TaskState } from '../machines/task.js';
 import type { IdentityRow } from '../store/identities.js';

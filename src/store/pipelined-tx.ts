@@ -3,7 +3,7 @@
 // statements of one connection in order, each after the one before without waiting for its
 // answer). `sql.begin` waits for BEGIN's answer before the first statement and for the last
 // statement's answer before COMMIT: two round trips more, which a group of writes committed one
-// group at a time (src/domain/tasks.ts) pays on its critical path.
+// group at a time (src/domain/task-commit.ts) pays on its critical path.
 //
 // Every statement must be sent in the order meant, so the body sends them itself (`send`: the
 // query goes out now, in call order) rather than through an async helper whose await would send

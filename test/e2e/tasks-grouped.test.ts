@@ -1,4 +1,4 @@
-// Task posts and moves are grouped (src/domain/tasks.ts openTaskWrites, docs/tasks.md "How a move
+// Task posts and moves are grouped (src/domain/task-commit.ts openTaskWrites, docs/tasks.md "How a move
 // is written"): writes that arrive while a group commits share the next transaction and its one
 // writing statement (sql/functions/task_moves_apply.sql). Each writer is answered with its own
 // task; a refused move is answered alone and spoils none of its group; two moves of one task in
@@ -150,7 +150,7 @@ describe('grouped task writes', () => {
 
   it('a move answered from its decided row answers the task exactly as a read of it then shows it', async () => {
     // Deliveries, approvals and cancels are answered from the row the decision leaves, not read
-    // back (src/domain/tasks.ts); the read after must show the same record.
+    // back (src/domain/task-commit.ts); the read after must show the same record.
     const poster = await member(s, 'Decided Poster');
     const solver = await member(s, 'Decided Solver');
     const same = async (answer: Promise<{ status: number; text: string; json: { data: unknown } }>, id: string) => {
