@@ -5,7 +5,8 @@
 // already handed out keep working until they expire.
 import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { base64urlInto, GuestIssuer, readNonceInto } from '../../src/domain/guests.js';
+import { base64urlInto, readNonceInto } from '../../src/domain/guest-nonces.js';
+import { GuestIssuer } from '../../src/domain/guests.js';
 import type { Ctx } from '../../src/domain/ports.js';
 import { hashToken, NONCE_BYTES, READ_NONCE_CHARS, signGuestToken, verifyGuestToken } from '../../src/domain/tokens.js';
 

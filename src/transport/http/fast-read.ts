@@ -19,8 +19,8 @@
 // scavenge (docs/benchmarks-history.md, 2026-11-29 afternoon: the lean read's profile).
 
 import { performance } from 'node:perf_hooks';
+import { readNonceInto } from '../../domain/guest-nonces.js';
 import type { GuestIssuer, ProvisionalBase } from '../../domain/guests.js';
-import { readNonceInto } from '../../domain/guests.js';
 import { type Ctx, systemClock } from '../../domain/ports.js';
 import { memberForReadNow, type TokenDigest } from '../../domain/token-cache.js';
 import { READ_NONCE_CHARS } from '../../domain/tokens.js';
