@@ -19,6 +19,22 @@ function slowCommits(): { gc: GroupCommit<number, number>; sizes: number[] } {
   return { gc, sizes };
 }
 
+/** A commit function whose commits each wait for the test to release them: the batches taken, the
+ * releases and the commits' promises, in order (the test's await on a commit's promise resumes
+ * right after the lane's own). */
+function heldCommits() {
+  const batches: number[][] = [];
+  const releases: (() => void)[] = [];
+  const commits: Promise<number[]>[] = [];
+  const commit = (batch: number[]): Promise<number[]> => {
+    batches.push(batch);
+    const p = new Promise<void>((ok) => releases.push(ok)).then(() => batch);
+    commits.push(p);
+    return p;
+  };
+  return { batches, releases, commits, commit };
+}
+
 describe('GroupCommit', () => {
   it('commits at once when idle, groups what arrives during a commit, and answers in order', async () => {
     const batches: number[][] = [];
@@ -154,23 +170,8 @@ describe('GroupCommit', () => {
     vi.useFakeTimers({ toFake: ['performance', 'setTimeout', 'clearTimeout'] });
     try {
       const run = async (share: number) => {
-        const batches: number[][] = [];
-        const releases: (() => void)[] = [];
-        const commits: Promise<number[]>[] = [];
-        const gc = new GroupCommit<number, number>(
-          (batch) => {
-            batches.push(batch);
-            const p = new Promise<void>((ok) => releases.push(ok)).then(() => batch);
-            commits.push(p);
-            return p;
-          },
-          500,
-          undefined,
-          undefined,
-          1,
-          1,
-          share,
-        );
+        const { batches, releases, commits, commit } = heldCommits();
+        const gc = new GroupCommit<number, number>(commit, 500, undefined, undefined, 1, 1, share);
         const answers = [gc.submit(0), gc.submit(1), gc.submit(2)];
         // A commit of 3 ms; then three writes expected, two there: the batch waits for the third.
         vi.advanceTimersByTime(3);
@@ -202,22 +203,8 @@ describe('GroupCommit', () => {
     // a commit "takes 5 ms" because the clock is moved, not because the test sleeps.
     vi.useFakeTimers({ toFake: ['performance', 'setTimeout', 'clearTimeout'] });
     try {
-      const batches: number[][] = [];
-      const releases: (() => void)[] = [];
-      const commits: Promise<number[]>[] = [];
-      const gc = new GroupCommit<number, number>(
-        (batch) => {
-          batches.push(batch);
-          // The commit's promise itself: the test's await on it resumes right after the lane's.
-          const p = new Promise<void>((ok) => releases.push(ok)).then(() => batch);
-          commits.push(p);
-          return p;
-        },
-        500,
-        undefined,
-        undefined,
-        2,
-      );
+      const { batches, releases, commits, commit } = heldCommits();
+      const gc = new GroupCommit<number, number>(commit, 500, undefined, undefined, 2);
       const answers = [gc.submit(0), gc.submit(1)];
       for (let i = 2; i < 10; i++) answers.push(gc.submit(i));
       expect(batches).toEqual([[0], [1]]);
