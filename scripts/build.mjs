@@ -8,8 +8,8 @@
 // is `npm run check` (tsc --noEmit), which CI runs.
 // An install without dev dependencies (a container's runtime stage) has no bundler: there the
 // dist/ built earlier is kept, and its absence is an error.
-import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { ESM_VIEW_LOADS } from './esm-view-loads.mjs';
 
 // The first `npx commons` in a clone links the package into npx's cache, and npm runs `prepare`
@@ -111,20 +111,57 @@ if (process.argv[2] === 'cli') {
   process.exit(0);
 }
 
-rmSync('dist', { recursive: true, force: true });
+/** Moves the build in `from` into `to` file by file, each rename atomic (a file replaced in place),
+ * the entry files last so that an entry found names chunks already there; then deletes what the new
+ * build does not have. A server or test reading dist/ while a build runs (test/e2e/start.test.ts
+ * rebuilds it while deploy.test.ts copies it) never finds it missing or a file half-written; a
+ * rebuild of the same tree writes the same names, so it deletes nothing. */
+function swapIn(from, to) {
+  const files = [];
+  const walk = (rel) => {
+    for (const e of readdirSync(join(from, rel), { withFileTypes: true })) {
+      const r = join(rel, e.name);
+      if (e.isDirectory()) walk(r);
+      else files.push(r);
+    }
+  };
+  walk('');
+  const entry = (f) => /^(main|backup|cli)\.js$/.test(f);
+  for (const f of [...files.filter((f) => !entry(f)), ...files.filter(entry)]) {
+    mkdirSync(dirname(join(to, f)), { recursive: true });
+    renameSync(join(from, f), join(to, f));
+  }
+  const kept = new Set(files);
+  const prune = (rel) => {
+    for (const e of readdirSync(join(to, rel), { withFileTypes: true })) {
+      const r = join(rel, e.name);
+      if (e.isDirectory()) {
+        prune(r);
+        if (readdirSync(join(to, r)).length === 0) rmSync(join(to, r), { recursive: true });
+      } else if (!kept.has(r)) rmSync(join(to, r));
+    }
+  };
+  prune('');
+  rmSync(from, { recursive: true, force: true });
+}
+
+// Built beside dist/ and moved in by swapIn (above).
+const out = `dist.build-${process.pid}`;
+rmSync(out, { recursive: true, force: true });
 await esbuild.build({
   ...NODE_BUNDLE,
   // The code main.ts imports late (app.ts, after the store starts opening) is a chunk of its own,
   // so the embedded database's worker starts before most of the code is even parsed. Chunks sit
   // beside the entries: src/store/db.ts finds the worker beside whichever file holds it.
   entryPoints: ['src/main.ts', 'src/backup.ts'],
-  outdir: 'dist',
+  outdir: out,
   // Native addons are found by their packages at run time; PGlite runs in its worker, which
   // imports it from node_modules.
   external: ['uWebSockets.js', 'uws-fallback', 'msgpackr-extract', 'bufferutil', 'utf-8-validate', '@electric-sql/pglite', '@electric-sql/pglite-socket'],
   banner: { js: REQUIRE_SHIM },
   plugins: [builtinsRequired],
 });
-await asciiComments('dist');
-copyFileSync('src/store/pglite-worker.mjs', 'dist/pglite-worker.mjs');
-await buildCli('dist');
+await asciiComments(out);
+copyFileSync('src/store/pglite-worker.mjs', join(out, 'pglite-worker.mjs'));
+await buildCli(out);
+swapIn(out, 'dist');

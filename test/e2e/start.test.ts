@@ -6,7 +6,7 @@
 // and DATA_DIR in a temporary directory (the working tree is not written). A fresh PGlite data
 // directory is initialised here, as on a newcomer's first start.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,8 +16,22 @@ import { call } from '../helpers/server.js';
 const dataDir = mkdtempSync(join(tmpdir(), 'commons-start-'));
 let child: ChildProcess | null = null;
 
-beforeAll(() => {
-  execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+// Whether dist/main.js was ever missing while the rebuild ran: the build swaps dist/ in whole
+// (scripts/build.mjs), so other files' tests reading dist/ meanwhile (deploy.test.ts) never see it
+// gone or half-written. Looked at on every turn of the event loop until the build exits.
+let missingDuringBuild = 0;
+beforeAll(async () => {
+  const build = spawn(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+  let done = false;
+  const exited = new Promise<number | null>((ok) => build.once('exit', (code) => ok(code)));
+  void exited.then(() => {
+    done = true;
+  });
+  while (!done) {
+    if (!existsSync('dist/main.js')) missingDuringBuild++;
+    await new Promise((ok) => setImmediate(ok));
+  }
+  expect(await exited).toBe(0);
 }, 120_000);
 
 afterAll(() => {
@@ -30,6 +44,12 @@ function cleanEnv(): NodeJS.ProcessEnv {
   for (const k of ['PATH', 'HOME', 'TMPDIR', 'LANG']) if (process.env[k]) env[k] = process.env[k];
   return { ...env, PORT: '0', DATA_DIR: dataDir };
 }
+
+describe('the build (scripts/build.mjs)', () => {
+  it('swaps dist/ in whole: dist/main.js is there on every look while the rebuild above ran', () => {
+    expect(missingDuringBuild).toBe(0);
+  });
+});
 
 describe('npm start', () => {
   it('serves the API on the embedded default and stops on SIGTERM with exit 0', async () => {
