@@ -109,7 +109,9 @@ for (const { name, real } of backends)
         const formatted: string[] = [];
         const prepare = Error.prepareStackTrace;
         Error.prepareStackTrace = (err: Error) => {
-          formatted.push(err.message);
+          // A failed query's error only: the process's other connections may format their own
+          // meanwhile (an idle pool connection closed: "socket idle timeout", seen in CI).
+          if (err instanceof postgres.PostgresError) formatted.push(err.message);
           return err.message;
         };
         try {
