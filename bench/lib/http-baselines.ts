@@ -27,7 +27,7 @@
 import type { TemplatedApp } from 'uWebSockets.js';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { type PeerSource, peerAddress } from '../../src/transport/http/peer.js';
+import { type PeerSource, peerAddress } from '../../src/transport/edge/peer.js';
 import { taskMovesBaseline } from './task-moves-baseline.js';
 
 const role = process.argv[2];
@@ -71,7 +71,7 @@ async function uwsContract(): Promise<void> {
 }
 
 /** Reads a request's headers and peer address as the project reads them (uws.ts; the address as
- * src/transport/http/peer.ts reads it), though the contract baselines look at neither: the same
+ * src/transport/edge/peer.ts reads it), though the contract baselines look at neither: the same
  * work per request. */
 function readAsProject(res: PeerSource, req: { forEach(cb: (k: string, v: string) => void): void }): void {
   const headers: Record<string, string> = {};

@@ -1,7 +1,7 @@
-// The client address as the HTTP layer reads it (src/transport/http/peer.ts): the same text uWS's
+// The client address as the HTTP layer reads it (src/transport/edge/peer.ts): the same text uWS's
 // getRemoteAddressAsText() gives, from the address's bytes for IPv4 and from that text otherwise.
 import { expect, it } from 'vitest';
-import { peerAddress } from '../../src/transport/http/peer.js';
+import { peerAddress } from '../../src/transport/edge/peer.js';
 
 const ab = (bytes: number[]): ArrayBuffer => new Uint8Array(bytes).buffer;
 const source = (bytes: number[], text: string) => {

@@ -1,11 +1,13 @@
 // A uWS adapter for web-standard handlers (Request -> Response), for the protocol endpoints whose
 // SDKs speak the Fetch API (MCP, A2A). Same rules as src/transport/http/uws.ts (STYLE.md 1): copy the request
 // synchronously, stream the body with the 64 KiB cap, write inside cork, never after an abort.
+
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { BODY_MAX_BYTES as MAX_BODY_BYTES } from '../../domain/limits.js';
 import type { AnswerHead } from './head.js';
 import { finish, type InFlight, readBody, writeHead } from './io.js';
 import { isHttpMethod, notHttpMessage } from './method.js';
+import { peerAddress } from './peer.js';
 
 export interface WebInfo {
   ip: string;
@@ -56,7 +58,7 @@ export function mountWeb(
     }
     const query = req.getQuery();
     const url = `http://${headers.host ?? 'localhost'}${req.getUrl()}${query ? `?${query}` : ''}`;
-    const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const ip = peerAddress(res);
     const run = (body: Buffer | null) => {
       let request: Request;
       try {

@@ -29,12 +29,12 @@ import { type Credential, credentialOf, guestClaims, NO_CREDENTIAL } from '../ad
 import { classify } from '../admission/limits/policies.js';
 import type { RateLimits } from '../admission/limits/rate-limits.js';
 import { answerHead, preformatted } from '../edge/head.js';
+import { type PeerSource, peerAddress } from '../edge/peer.js';
 import { statusLine } from '../runner/envelope.js';
 import { etagMatches, type Page, stampedBody } from '../runner/pages.js';
 import type { AnyRoute } from '../runner/route.js';
 import type { Router } from '../runner/router.js';
 import type { PromMetrics } from './metrics.js';
-import { type PeerSource, peerAddress } from './peer.js';
 import { CORS, guestHeaders } from './pipeline.js';
 import { REQUEST_ID_CHARS, requestIdInto } from './request-id.js';
 

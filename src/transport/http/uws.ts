@@ -8,9 +8,9 @@ import type { Credential } from '../admission/credential.js';
 import type { AnswerHead } from '../edge/head.js';
 import { finish, type InFlight, readBody, writeHead } from '../edge/io.js';
 import { isHttpMethod, notHttpMessage } from '../edge/method.js';
+import { peerAddress } from '../edge/peer.js';
 import { errorBody, STATUS_OF } from '../runner/envelope.js';
 import type { FastRead, LeanAnswer } from './fast-read.js';
-import { peerAddress } from './peer.js';
 import { MAX_BODY_BYTES, type RawRequest, type RawResponse } from './pipeline.js';
 
 /** uWS closes a header block spanning reads past 4 KiB, but accepts a larger one arriving in a

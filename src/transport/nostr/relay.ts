@@ -5,6 +5,7 @@
 // address holds a bounded number of connections and each connection a REQ budget
 // (relay-limits.ts). The NIP-11 document (../documents/nip11.ts) is an HTTP route (routes/signal.ts): uWS hands
 // non-upgrade GETs on /nostr back to the HTTP router.
+
 import type { TemplatedApp, WebSocket, WebSocketBehavior } from 'uWebSockets.js';
 import type { Ctx } from '../../domain/ports.js';
 import { type NostrFilter, nostrEvents, type StoredNostrEvent } from '../../domain/signal.js';
@@ -14,6 +15,7 @@ import { RelayLimits, type ReqBudget } from '../admission/limits/relay-limits.js
 import { MAX_FRAME_BYTES, MAX_LIMIT, MAX_SUBSCRIPTIONS } from '../documents/nip11.js';
 import { answerHead } from '../edge/head.js';
 import { refuseOrigin } from '../edge/io.js';
+import { peerAddress } from '../edge/peer.js';
 import { upgradeOriginAllowed } from '../origin.js';
 import { NOSTR_PATHS } from '../paths.js';
 import { matches, parseClientMessage } from './filters.js';
@@ -115,7 +117,7 @@ export function mountNostrRelay(app: TemplatedApp, ctx: Ctx): NostrRelayHandle {
         refuseOrigin(res, head, origin);
         return;
       }
-      const remote = Buffer.from(res.getRemoteAddressAsText()).toString();
+      const remote = peerAddress(res);
       const address = ipKey(clientAddress(ctx.config.trustProxy, remote, req.getHeader('x-forwarded-for') || undefined));
       res.upgrade<Conn>(
         { subs: new Map(), closed: false, address, admitted: false, budget: limits.newBudget(Date.now()) },

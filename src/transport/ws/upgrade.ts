@@ -1,6 +1,7 @@
 // The stream's upgrade (DECISIONS.md "Real-time stream"): origin, encoding, the per-address count,
 // then the request's one credential through the runner's credential step (the same bad-token
 // budget as every way in: src/transport/admission/admit.ts) within the same per-request deadline.
+
 import type { HttpRequest, HttpResponse, us_socket_context_t } from 'uWebSockets.js';
 import type { Caller } from '../../domain/caller.js';
 import { CommonsError } from '../../domain/errors.js';
@@ -15,6 +16,7 @@ import { SESSIONS_PER_ADDRESS, type SessionsPerAddress } from '../admission/limi
 import { resolveCaller } from '../admission/resolve-caller.js';
 import type { AnswerHead } from '../edge/head.js';
 import { refuseOrigin } from '../edge/io.js';
+import { peerAddress } from '../edge/peer.js';
 import { upgradeOriginAllowed } from '../origin.js';
 import { deadlineError, withinDeadline } from '../runner/deadline.js';
 import { toCommonsError } from '../runner/envelope.js';
@@ -52,9 +54,7 @@ export function streamUpgrade(deps: UpgradeDeps): Upgrade {
     const offered = (headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
     const encoding = offered.includes(MSGPACK_PROTOCOL) ? 'msgpack' : 'json';
     const protocol = encoding === 'msgpack' ? MSGPACK_PROTOCOL : offered.includes(JSON_PROTOCOL) ? JSON_PROTOCOL : '';
-    const ip = intern(
-      clientAddress(ctx.config.trustProxy, Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for']),
-    );
+    const ip = intern(clientAddress(ctx.config.trustProxy, peerAddress(res), headers['x-forwarded-for']));
     if (deps.limits && deps.addresses.full(ip)) {
       const err = new CommonsError('RATE_LIMITED', `at most ${SESSIONS_PER_ADDRESS} open stream sessions per address`, { retryAfterS: 60 });
       refuseUpgrade(res, head, err);

@@ -4,6 +4,8 @@
 // formats with snprintf per request, about 0.1 us under load, and which node then decodes from
 // UTF-8 into a string). An IPv4 address's text is made once and kept, keyed by its 32 bits; any
 // other address takes the text call. Measured in docs/benchmarks-history.md (2026-11-29 afternoon).
+// Every door reads its peer here: the HTTP pipeline and the lean read, the stream's upgrade, the
+// relay, the web-standard adapter.
 import { Buffer } from 'node:buffer';
 
 /** What reading a peer address needs of a uWS response (or of an upgrade's). */
