@@ -120,14 +120,11 @@ export class EtagMemo {
   }
 }
 
-/** What a page answers, the same on the lean read path (fast-read.ts, with `stampedBody`) and the
- * general pipeline: 304 and no body when If-None-Match names its ETag, else its bytes stamped now. */
-export function pageStatus(
-  page: Page,
-  ifNoneMatch: string | undefined,
-  body: (page: Page) => Buffer = pageBody,
-): { status: 200 | 304; body: Buffer | '' } {
-  return etagMatches(ifNoneMatch, page.etag) ? { status: 304, body: '' } : { status: 200, body: body(page) };
+/** What a page answers on the general pipeline: 304 and no body when If-None-Match names its ETag,
+ * else its bytes stamped now (the lean read, fast-read.ts, decides the same with `etagMatches` and
+ * `stampedBody`, without an object per answer). */
+function pageStatus(page: Page, ifNoneMatch: string | undefined): { status: 200 | 304; body: Buffer | '' } {
+  return etagMatches(ifNoneMatch, page.etag) ? { status: 304, body: '' } : { status: 200, body: pageBody(page) };
 }
 
 /** A page's answer for the general pipeline: `pageStatus` with the ETag, revalidated on every use
