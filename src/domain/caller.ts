@@ -6,8 +6,13 @@ export type { IdentityRow };
 export type Caller =
   | { kind: 'anonymous' }
   | { kind: 'guest'; guestNumber: number }
-  /** `tokenHash`: the member was read from the node's token cache; a write that accepts such a
-   * caller checks in its own statement that this hash still names the member (chat posts). */
-  | { kind: 'member'; member: IdentityRow; tokenHash?: Buffer };
+  /** `tokenHash`: the hash of the token the member called with: a stream session's (checked
+   * before each op), or, with `unchecked`, a token the node's cache resolved on a route whose write
+   * checks it in its own transaction (`tokenInWrite`: chat posts, task posts and moves). An
+   * unchecked member is no one's until that write: `member()` (src/transport/routes/identity.ts)
+   * refuses it, `writer()` hands it on with its hash, and a keyed replay looks the token up first. */
+  | MemberCaller;
+
+export type MemberCaller = { kind: 'member'; member: IdentityRow; tokenHash?: Buffer; unchecked?: true };
 
 export const UNTRUSTED = 'untrusted_user_content' as const;

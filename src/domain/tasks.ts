@@ -29,19 +29,23 @@ const EMPTY_BOARD_NEXT = [
 export const REWARD_MIN = REWARD_POINTS.min;
 export const REWARD_MAX = REWARD_POINTS.max;
 
-/** Posts a task for `member`; with `tokenHash` (the member read from the node's token cache), the
- * write's own transaction checks that token is still the member's (401 otherwise). */
-export async function postTask(ctx: Ctx, member: IdentityRow, input: PostInput, tokenHash?: Buffer): Promise<TaskView> {
+/** Who writes a task: a member and, when the node's token cache resolved it (a caller the
+ * transport marked unchecked, src/domain/caller.ts), the hash of its token, which the write's own
+ * transaction checks is still the member's (401 otherwise). */
+export type TaskWriter = { member: IdentityRow; tokenHash?: Buffer | undefined };
+
+/** Posts a task for `by.member`. */
+export async function postTask(ctx: Ctx, by: TaskWriter, input: PostInput): Promise<TaskView> {
   const reward = input.reward_points;
   if (!Number.isInteger(reward) || reward < REWARD_MIN || reward > REWARD_MAX) {
     fail('REWARD_OUT_OF_RANGE', `reward_points must be ${rewardRange}`);
   }
   try {
-    return await submitMove(ctx, { kind: 'post', member, tokenHash, input, id: randomUUID() });
+    return await submitMove(ctx, { kind: 'post', member: by.member, tokenHash: by.tokenHash, input, id: randomUUID() });
   } catch (err) {
     // The overdraft is refused by the database itself (ledger_accounts.balance_not_negative).
     if (pgCode(err) === '23514' && (err as { constraint_name?: string }).constraint_name === 'balance_not_negative') {
-      const balance = await balanceOf(ctx.sql, identityAccount(member.id));
+      const balance = await balanceOf(ctx.sql, identityAccount(by.member.id));
       return fail('INSUFFICIENT_CREDITS', `a reward of ${reward} is above your balance of ${balance} credits`);
     }
     throw err;
@@ -66,16 +70,9 @@ async function submitMove(ctx: Ctx, wr: TaskWrite): Promise<TaskView> {
   return done.view;
 }
 
-/** Moves a task for `member` (with `tokenHash`, checked as postTask checks it). */
-export async function actOnTask(
-  ctx: Ctx,
-  member: IdentityRow,
-  taskId: string,
-  action: TaskAction,
-  submission?: string,
-  tokenHash?: Buffer,
-): Promise<TaskView> {
-  return submitMove(ctx, { kind: 'act', member, tokenHash, taskId, action, submission });
+/** Moves a task for `by.member` (its token checked as postTask checks it). */
+export async function actOnTask(ctx: Ctx, by: TaskWriter, taskId: string, action: TaskAction, submission?: string): Promise<TaskView> {
+  return submitMove(ctx, { kind: 'act', member: by.member, tokenHash: by.tokenHash, taskId, action, submission });
 }
 
 export async function taskDetail(ctx: Ctx, taskId: string): Promise<TaskView> {

@@ -11,13 +11,19 @@
 //   spent_budget   the caller's budget spent over REST first   RATE_LIMITED
 //   repeat_same    the same key, the same request              the first answer again
 //   repeat_other   the same key, another request               IDEMPOTENCY_MISMATCH
+//   stale_token    a member token the node cached, then changed   UNAUTHORIZED
+//                  in the database only (a rotation on another
+//                  node whose bus message has not come)
+//   repeat_stale   the same key again after that change        UNAUTHORIZED (no stored answer)
 //
 // What does not apply is said per door: a route without a body reads none (no body cases on REST
 // or the console), a form is flat strings (no nesting), the operator is not limited (no budget
 // case for operator operations), a browser form sends no key (no repeats on the console). One
 // server per backend for the whole matrix (limits on, each case from its own address).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { memberForRead } from '../../src/domain/token-cache.js';
+import { hashToken } from '../../src/domain/tokens.js';
 import { signIn } from '../helpers/console.js';
 import { changedTables, type Fingerprint, fingerprinter, settled } from '../helpers/db.js';
 import { flatArgs, nested, type Outcome, type Send, send, withMark, withProto } from '../helpers/door-send.js';
@@ -26,7 +32,17 @@ import { OPERATOR_TOKEN, operatorEnv } from '../helpers/operator.js';
 import { register, startTestServer, type TestServer } from '../helpers/server.js';
 
 type Json = Record<string, unknown>;
-type CaseName = 'bad_utf8' | 'proto_key' | 'too_deep' | 'unknown_field' | 'bad_token' | 'spent_budget' | 'repeat_same' | 'repeat_other';
+type CaseName =
+  | 'bad_utf8'
+  | 'proto_key'
+  | 'too_deep'
+  | 'unknown_field'
+  | 'bad_token'
+  | 'spent_budget'
+  | 'repeat_same'
+  | 'repeat_other'
+  | 'stale_token'
+  | 'repeat_stale';
 
 const targets = doorTargets();
 let s: TestServer;
@@ -129,6 +145,8 @@ const expected = (t: Target, c: CaseName): string => {
     spent_budget: 'RATE_LIMITED',
     repeat_same: 'the first answer',
     repeat_other: 'IDEMPOTENCY_MISMATCH',
+    stale_token: 'UNAUTHORIZED',
+    repeat_stale: 'UNAUTHORIZED',
   }[c];
 };
 
@@ -142,7 +160,22 @@ function casesOf(t: Target): CaseName[] {
   out.push('bad_token');
   if (t.route.auth !== 'operator' && t.door !== 'console') out.push('spent_budget');
   if (t.door !== 'console') out.push('repeat_same', 'repeat_other');
+  if (takesMember(t)) out.push('stale_token', 'repeat_stale');
   return out;
+}
+
+/** A target whose caller is a member (callerFor), on a door that takes a member token. */
+const takesMember = (t: Target): boolean =>
+  t.door !== 'console' && t.route.auth !== 'operator' && t.route.issuesGuest !== false && classOf(t.route) !== 'recover';
+
+/** A member token taken into the node's token cache (as a read takes it), then changed in the
+ * database only, as a rotation on another node whose bus message has not come. The caller stops the
+ * clock (Date) around it, so the entry is still fresh when the request comes, whatever the machine's
+ * speed. */
+async function staleUnderNode(token: string): Promise<void> {
+  const hash = hashToken(token);
+  await memberForRead(s.app.ctx, { digest: hash.toString('base64'), hash });
+  await s.app.ctx.sql`UPDATE identities SET token_hash = ${hashToken(`${token}-changed`)} WHERE token_hash = ${hash}`;
 }
 
 /** A second schema-valid request that differs from the first (another seed), or null when the
@@ -239,6 +272,22 @@ async function runTarget(t: Target): Promise<{ got: string[]; want: string[] }> 
           send(s, t, req({ key, address: at, params: other.params, value: flatArgs(t, other.params, other.body) })),
         );
         add(r, e, r.code === 'VALIDATION_FAILED' ? `${r.code} ${JSON.stringify(r.outcome.answer)}` : r.code);
+        break;
+      }
+      case 'stale_token':
+      case 'repeat_stale': {
+        const who = (await callerFor(t)).token as string;
+        const at = address();
+        const key = randomUUID();
+        vi.useFakeTimers({ toFake: ['Date'] });
+        try {
+          const first = c === 'repeat_stale' ? (await send(s, t, req({ key, address: at, token: who }))).code : null;
+          await staleUnderNode(who);
+          const r = await observe(c, () => send(s, t, req({ token: who, address: at, ...(first ? { key } : {}) })));
+          add(r, e, first && r.code !== e ? `${r.code} after ${first}` : r.code);
+        } finally {
+          vi.useRealTimers();
+        }
         break;
       }
     }

@@ -27,7 +27,8 @@ interface Counted {
 }
 const group = () => s.app.ctx.services.taskWrites as unknown as Counted;
 // The use cases read only the member's id.
-const row = (m: Member) => ({ id: m.id }) as IdentityRow;
+/** The member as a task write takes it (no token: not from the cache). */
+const row = (m: Member, tokenHash?: Buffer) => ({ member: { id: m.id } as IdentityRow, tokenHash });
 const settle = <T>(p: Promise<T>) =>
   p.then(
     (value) => ({ ok: true as const, value }),
@@ -126,10 +127,10 @@ describe('grouped task writes', () => {
     const input = { title: 'with a token', body: 'checked in its transaction', reward_points: 4 };
     const got = await Promise.all(
       [
-        tasks.actOnTask(s.app.ctx, row(fresh), ids[0] as string, 'CLAIM', undefined, hash(fresh)),
-        tasks.actOnTask(s.app.ctx, row(stale), ids[1] as string, 'CLAIM', undefined, staleHash),
-        tasks.postTask(s.app.ctx, row(stale), input, staleHash),
-        tasks.postTask(s.app.ctx, row(fresh), input, hash(fresh)),
+        tasks.actOnTask(s.app.ctx, row(fresh, hash(fresh)), ids[0] as string, 'CLAIM'),
+        tasks.actOnTask(s.app.ctx, row(stale, staleHash), ids[1] as string, 'CLAIM'),
+        tasks.postTask(s.app.ctx, row(stale, staleHash), input),
+        tasks.postTask(s.app.ctx, row(fresh, hash(fresh)), input),
       ].map(settle),
     );
     expect(got.map((g) => (g.ok ? 'ok' : g.code))).toEqual(['ok', 'UNAUTHORIZED', 'UNAUTHORIZED', 'ok']);

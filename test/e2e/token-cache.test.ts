@@ -3,6 +3,7 @@
 // database), refused on reads of this node too (a presented dead credential answers 401 everywhere,
 // DECISIONS.md "Reliability promises"), and on another node's reads once the bus has carried the
 // change.
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { memberForRead, memberForReadNow, TOKEN_CACHE_MS, tokensChanged } from '../../src/domain/token-cache.js';
 import { hashToken } from '../../src/domain/tokens.js';
@@ -224,6 +225,24 @@ describe('task writes take their member from the cache and check the token in th
     expect(task).toEqual({ state: 'open', version: 0 });
     // Still cached: the writes were refused by their transactions, not by a lookup.
     expect(memberForReadNow(s.app.ctx, digestOf(solver.api_token))?.name).toBe('Cached Solver');
+  });
+
+  it('a keyed write its transaction refused for a changed token keeps no answer: the retry with the new token is written', async () => {
+    const m = await register(s, 'Keyed Poster');
+    expect((await s.call('GET', '/api/v1/chat', { token: m.api_token })).status).toBe(200);
+    expect(memberForReadNow(s.app.ctx, digestOf(m.api_token))?.name).toBe('Keyed Poster');
+    const renewed = `cmn_${randomBytes(32).toString('base64url')}`;
+    await s.app.ctx.sql`UPDATE identities SET token_hash = ${hashToken(renewed)} WHERE token_hash = ${hashToken(m.api_token)}`;
+    const key = randomUUID();
+    const body = { title: 'keyed', body: 'posted under one key', reward_points: 3 };
+    const stale = await s.call('POST', '/api/v1/habitat/tasks', { token: m.api_token, body, headers: { 'idempotency-key': key } });
+    expect(stale.status).toBe(401);
+    expect(stale.json.error.code).toBe('UNAUTHORIZED');
+    const retry = await s.call('POST', '/api/v1/habitat/tasks', { token: renewed, body, headers: { 'idempotency-key': key } });
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    const [n] = await s.app.ctx.sql`SELECT count(*)::int AS n FROM tasks WHERE id = ${retry.json.data.id}`;
+    expect(n?.n).toBe(1);
   });
 });
 

@@ -4,8 +4,9 @@
 // src/domain/idempotency.ts, and a repeat's stored answer comes back with `Idempotent-Replayed: true`.
 import { createHash } from 'node:crypto';
 import type { Caller } from '../../domain/caller.js';
-import { CommonsError, fail } from '../../domain/errors.js';
+import { CommonsError, deadMemberToken, fail } from '../../domain/errors.js';
 import { refusalOf, runKeyed } from '../../domain/idempotency.js';
+import { memberOfTokenHash } from '../../domain/identity.js';
 import type { Ctx } from '../../domain/ports.js';
 import type { OperationCall, OperationOut } from '../runner/call.js';
 import { STATUS_OF } from '../runner/envelope.js';
@@ -92,11 +93,17 @@ export async function runIdempotent(
       if (!('data' in r) || 'page' in r) throw new Error(`${w.route.method} ${w.route.path} answers no JSON data to keep`);
       return { status: r.status ?? 200, data: r.data };
     },
-    // A refusal is the request's answer and is kept; an outage or a bug is not (a retry runs again).
-    statusOfRefusal: (err: unknown) => (err instanceof CommonsError && STATUS_OF[err.code] < 500 ? STATUS_OF[err.code] : null),
+    // A refusal is the request's answer and is kept; an outage or a bug is not (a retry runs again),
+    // nor a credential the write itself found dead (a member's retry with its new token runs again).
+    statusOfRefusal: (err: unknown) =>
+      err instanceof CommonsError && STATUS_OF[err.code] < 500 && err.code !== 'UNAUTHORIZED' ? STATUS_OF[err.code] : null,
   };
   const o = await runKeyed(ctx, keyed, answers, async (view) => work(view));
   if (!o.replayed) return o.result;
+  // A member the token cache resolved for a write that checks the token itself (src/domain/caller.ts)
+  // has had no check yet: a stored answer is not handed to a token rotated or revoked since.
+  const c = w.caller;
+  if (c.kind === 'member' && c.unchecked && (await memberOfTokenHash(ctx, c.tokenHash as Buffer))?.id !== c.member.id) deadMemberToken();
   out.replayed = true;
   out.headers[REPLAYED_HEADER] = 'true';
   if ('error' in o.body) throw refusalOf(o.body);

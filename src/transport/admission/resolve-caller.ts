@@ -1,6 +1,6 @@
 // Resolves the caller from the credential a request presents (spec 5; DECISIONS.md): the one value
 // read from the request's headers, or a stream session's `auth` token (credential.ts).
-import type { Caller } from '../../domain/caller.js';
+import type { Caller, MemberCaller } from '../../domain/caller.js';
 import { deadMemberToken, fail } from '../../domain/errors.js';
 import { claimToken, type GuestIssuer, resolveGuest } from '../../domain/guests.js';
 import { memberOfTokenHash } from '../../domain/identity.js';
@@ -100,9 +100,15 @@ export async function resolveCaller(
     if (!member) {
       deadMemberToken();
     }
-    caller = { kind: 'member', member: member as NonNullable<typeof member> };
-    // A session keeps the hash to check before each op; a chat post checks it in its statement.
-    if (session || (cached && opts.tokenInWrite)) caller.tokenHash = cred.hash as Buffer;
+    const m: MemberCaller = { kind: 'member', member: member as NonNullable<typeof member> };
+    // A session keeps the hash to check before each op; a write with `tokenInWrite` checks it in
+    // its own transaction, and until then its member is unchecked (src/domain/caller.ts).
+    if (session) m.tokenHash = cred.hash as Buffer;
+    else if (cached && opts.tokenInWrite) {
+      m.tokenHash = cred.hash as Buffer;
+      m.unchecked = true;
+    }
+    caller = m;
   } else if (cred.kind === 'guest' && token) {
     // A write looks up the number its provisional token claimed (a read goes by the signature).
     const g = await resolveGuest(ctx, token, !read, guestClaims(cred, ctx));

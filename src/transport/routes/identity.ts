@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { RegisteredAnswer } from '../../domain/answers.js';
 import { attestation } from '../../domain/attestation.js';
-import type { Caller, IdentityRow } from '../../domain/caller.js';
+import type { Caller, IdentityRow, MemberCaller } from '../../domain/caller.js';
 import { CommonsError } from '../../domain/errors.js';
 import * as identity from '../../domain/identity.js';
 import { TEXT_LIMITS } from '../../domain/limits.js';
@@ -74,14 +74,20 @@ const Profile = DirectoryEntry.extend({
   content_trust: z.string(),
 });
 
+/** The calling member's row. A member the node's token cache resolved for a write that checks the
+ * token itself (`tokenInWrite`) is refused here: nothing may act for it but that write, through
+ * `writer`, or a token rotated away would still act until the cache let it go. */
 export const member = (c: Caller): IdentityRow => {
   if (c.kind !== 'member') throw new Error('member route reached without a member');
+  if (c.unchecked) throw new Error('a member from the token cache reached member(): hand writer(caller) to a write that checks its token');
   return c.member;
 };
 
-/** The hash of the token a member from the node's token cache called with, for a write that checks
- * it in its own transaction (a route with `tokenInWrite`); undefined when the member was not cached. */
-export const tokenOf = (c: Caller): Buffer | undefined => (c.kind === 'member' ? c.tokenHash : undefined);
+/** The calling member with the hash of its token when the write must check it (src/domain/caller.ts). */
+export const writer = (c: Caller): MemberCaller => {
+  if (c.kind !== 'member') throw new Error('member route reached without a member');
+  return c;
+};
 
 export const identityRoutes = [
   route({

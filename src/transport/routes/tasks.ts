@@ -8,7 +8,7 @@ import * as tasks from '../../domain/tasks.js';
 import { TASK_STATES } from '../../machines/task.js';
 import { ok, route } from '../runner/route.js';
 import { paging, text, uuidParam } from '../runner/schemas.js';
-import { member, tokenOf } from './identity.js';
+import { writer } from './identity.js';
 
 const Who = z.object({ registration_number: z.string(), name: z.string() });
 
@@ -73,7 +73,7 @@ const act = (
     params: uuidParam,
     response: Task,
     errors: ['NOT_FOUND', ...errors],
-    handler: async (req, ctx) => ok(await tasks.actOnTask(ctx, member(req.caller), req.params.id, action, undefined, tokenOf(req.caller))),
+    handler: async (req, ctx) => ok(await tasks.actOnTask(ctx, writer(req.caller), req.params.id, action)),
   });
 
 export const taskRoutes = [
@@ -113,7 +113,7 @@ export const taskRoutes = [
     body: PostBody,
     response: Task,
     errors: ['REWARD_OUT_OF_RANGE', 'INSUFFICIENT_CREDITS'],
-    handler: async (req, ctx) => ok(await tasks.postTask(ctx, member(req.caller), req.body, tokenOf(req.caller))),
+    handler: async (req, ctx) => ok(await tasks.postTask(ctx, writer(req.caller), req.body)),
   }),
   act('CLAIM', '/api/v1/habitat/tasks/{id}/claim', 'Claim an open task (not your own); the claim lapses after 72 h without a submission', [
     'FORBIDDEN',
@@ -130,8 +130,7 @@ export const taskRoutes = [
     body: z.object({ body: text(TEXT_LIMITS.submission) }),
     response: Task,
     errors: ['NOT_FOUND', 'FORBIDDEN', 'INVALID_STATE'],
-    handler: async (req, ctx) =>
-      ok(await tasks.actOnTask(ctx, member(req.caller), req.params.id, 'SUBMIT', req.body.body, tokenOf(req.caller))),
+    handler: async (req, ctx) => ok(await tasks.actOnTask(ctx, writer(req.caller), req.params.id, 'SUBMIT', req.body.body)),
   }),
   act(
     'APPROVE',
