@@ -77,7 +77,7 @@ const makeCtx = (): Ctx => ({
   sql: nullSql,
   config: loadConfig({ LOG_LEVEL: 'silent' }),
   log: createLogger('silent'),
-  clock: { now: () => new Date(nowMs) },
+  clock: { now: () => new Date(nowMs), nowMs: () => nowMs },
   bus: new LocalBus(),
   metrics: noMetrics,
   health: { database: async () => true, databaseSuspect: () => false, degraded: () => [] },

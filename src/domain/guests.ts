@@ -61,7 +61,7 @@ export class GuestIssuer {
 
   private nowS(): number {
     const clock = this.ctx.clock;
-    return Math.floor((clock.nowMs ? clock.nowMs() : clock.now().getTime()) / 1000);
+    return Math.floor(clock.nowMs() / 1000);
   }
 
   /**
@@ -96,10 +96,9 @@ export class GuestIssuer {
    * The lean read's form of `provisional`: the signed part of the address's tokens this window,
    * when the address's number is known already (null: the general path issues it). The read's
    * token is `base` followed by a nonce of its own (`readNonceInto`), as `provisional` makes it.
-   * `nowMs`: the clock's time when the caller read it already (the lean read reads it once).
    */
-  provisionalBase(address: string, nowMs?: number): ProvisionalBase | null {
-    const now = nowMs === undefined ? this.nowS() : Math.floor(nowMs / 1000);
+  provisionalBase(address: string): ProvisionalBase | null {
+    const now = this.nowS();
     const last = this.lastBase;
     if (last !== null && address === this.lastAddress && now - last.signedAtS < WINDOW_S && last.signedAtS <= now) return last;
     const known = this.byAddress.get(address);

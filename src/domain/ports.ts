@@ -16,8 +16,8 @@ export type { Sql };
 
 export interface Clock {
   now(): Date;
-  /** `now().getTime()` without a Date (a hot path's form; a clock may leave it out). */
-  nowMs?(): number;
+  /** `now().getTime()` without a Date (a hot path's form). */
+  nowMs(): number;
 }
 
 export const systemClock: Clock = { now: () => new Date(), nowMs: () => Date.now() };

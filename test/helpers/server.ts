@@ -121,6 +121,9 @@ export class TestClock implements Clock {
   now(): Date {
     return new Date(this.t);
   }
+  nowMs(): number {
+    return this.t;
+  }
   advance(ms: number): void {
     this.t += ms;
   }

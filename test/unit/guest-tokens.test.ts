@@ -13,7 +13,7 @@ import { hashToken, NONCE_BYTES, READ_NONCE_CHARS, signGuestToken, verifyGuestTo
 const secret = randomBytes(32);
 
 function issuer(clock: { s: number }): GuestIssuer {
-  const ctx = { secret, clock: { now: () => new Date(clock.s * 1000) } } as unknown as Ctx;
+  const ctx = { secret, clock: { now: () => new Date(clock.s * 1000), nowMs: () => clock.s * 1000 } } as unknown as Ctx;
   const g = new GuestIssuer(ctx);
   // A block of numbers as if reserved in the database (no database here).
   Object.assign(g, { next: 1, end: 1000 });
@@ -107,21 +107,23 @@ it("makes the lean read's tokens the same way: the window's signed part and a no
   expect(g.provisionalBase('192.0.2.9')).toBeNull();
 });
 
-it("takes the lean read's time when given (read once a read), for the window as for the signature", async () => {
+it("dates the lean read's signed part by the clock, kept through its window and renewed past it", async () => {
   const clock = { s: 2_000_000_000 };
   const g = issuer(clock);
   const first = await read(g, '192.0.2.10');
-  const base = g.provisionalBase('192.0.2.10', clock.s * 1000 + 999);
+  const base = g.provisionalBase('192.0.2.10');
   expect(base?.signedAtS).toBe(clock.s);
-  expect(g.provisionalBase('192.0.2.10', (clock.s + 59) * 1000)).toBe(base);
-  // The caller's time past the window: a new signed part dated by that time, not the clock's.
-  const next = g.provisionalBase('192.0.2.10', (clock.s + 60) * 1000);
-  expect(next?.signedAtS).toBe(clock.s + 60);
+  clock.s += 59;
+  expect(g.provisionalBase('192.0.2.10')).toBe(base);
+  // Past the window: a new signed part dated by the clock.
+  clock.s += 1;
+  const next = g.provisionalBase('192.0.2.10');
+  expect(next?.signedAtS).toBe(clock.s);
   const bytes = Buffer.from(`${next?.base}${'A'.repeat(READ_NONCE_CHARS)}`, 'latin1');
   readNonceInto(bytes, bytes.length - READ_NONCE_CHARS);
-  expect(verifyGuestToken(secret, bytes.toString('latin1'), clock.s + 60)).toEqual({
+  expect(verifyGuestToken(secret, bytes.toString('latin1'), clock.s)).toEqual({
     guestNumber: first.guestNumber,
-    issuedAtS: clock.s + 60,
+    issuedAtS: clock.s,
     provisional: true,
   });
 });

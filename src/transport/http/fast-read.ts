@@ -21,7 +21,7 @@
 import { performance } from 'node:perf_hooks';
 import { readNonceInto } from '../../domain/guest-nonces.js';
 import type { GuestIssuer, ProvisionalBase } from '../../domain/guests.js';
-import { type Ctx, systemClock } from '../../domain/ports.js';
+import type { Ctx } from '../../domain/ports.js';
 import { memberForReadNow, type TokenDigest } from '../../domain/token-cache.js';
 import { READ_NONCE_CHARS } from '../../domain/tokens.js';
 import { clientAddress } from '../admission/client-ip.js';
@@ -125,9 +125,6 @@ export function createFastRead(
   const policyOf = (hit: Hit): string[] => (hit.counted && limits ? ['ratelimit-policy', limits.readPolicy] : []);
   // The answer is handed over before the next request is read: one object serves every answer.
   const out: LeanAnswer = { head: EMPTY, rateLimit: null, body: '' };
-  // The time is read once a read (Date.now(): the page's timestamp and, on the system clock, the
-  // guest window's check); a test's clock is asked by the guests themselves.
-  const systemTime = ctx.clock === systemClock;
   // The path last answered and its route: a fresh string compared, not hashed for the map.
   let lastPath = '';
   let lastHit: Hit | undefined;
@@ -165,12 +162,10 @@ export function createFastRead(
       const trust = ctx.config.trustProxy;
       const ip = needsIp ? clientAddress(trust, peerAddress(peer), trust ? headers['x-forwarded-for'] : undefined) : '';
       let own: Buffer = ID_ONLY;
-      let ms = -1;
       if (cred.token === null) {
         // The address's provisional guest (src/domain/guests.ts) in a token of this read's own, when
         // the address's number is already known.
-        ms = Date.now();
-        const base = guests.provisionalBase(ip, systemTime ? ms : undefined);
+        const base = guests.provisionalBase(ip);
         if (base === null) return null;
         own = announcing(base);
       } else if (cred.kind === 'member') {
@@ -199,7 +194,7 @@ export function createFastRead(
           hit.lastPage = page;
         }
         head = hit.lastOk;
-        out.body = stampedBody(page, ms < 0 ? Date.now() : ms);
+        out.body = stampedBody(page);
       }
       const all = whole(head, own);
       // This answer's request id and, for a guest's token, its nonce, written in place.

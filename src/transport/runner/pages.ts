@@ -86,12 +86,11 @@ export function pageBody(page: Page): Buffer {
 // written at once: an answer sent later (the general pipeline) takes pageBody's own buffer.
 const stamped = new WeakMap<Page, { body: Buffer; ms: number }>();
 
-/** The whole envelope of a page, stamped now (`nowMs`: Date.now() read by the caller), in a buffer
- * reused by the next call: write it at once. */
+/** The whole envelope of a page, stamped now, in a buffer reused by the next call: write it at once. */
 let lastStampedPage: Page | null = null;
 let lastStamped: { body: Buffer; ms: number } | undefined;
-export function stampedBody(page: Page, nowMs = Date.now()): Buffer {
-  const t = tailNow(nowMs);
+export function stampedBody(page: Page): Buffer {
+  const t = tailNow(Date.now());
   let s = page === lastStampedPage ? lastStamped : stamped.get(page);
   if (!s || s.body.length !== page.head.length + t.length) {
     s = { body: Buffer.allocUnsafe(page.head.length + t.length), ms: -1 };
