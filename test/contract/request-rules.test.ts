@@ -105,6 +105,39 @@ describe('schema-valid requests are never refused for their shape', () => {
     );
   });
 
+  // A name's invisible characters (Bidi_Control, Default_Ignorable_Code_Point) are stripped before
+  // its checks: the published patterns say so, or a stock client would send a name of only such
+  // characters (or a reserved one with one inside) that the server then refuses.
+  it('POST /api/v1/chat: a name label, the schema and the server agree around invisible characters', async () => {
+    const valid = ajv.compile(bodySchema('post', '/api/v1/chat').properties.name);
+    const names = [
+      'Ada',
+      'A\u200Bda',
+      '\u200B',
+      '\u200B\u2060\u202E',
+      ' \u200D ',
+      '\uFEFF',
+      '\u{E0041}',
+      'sys\u200Btem',
+      '\u202EAdmin\u200B ',
+      'Adm in',
+      'systems',
+      '\u{E0041}x',
+    ];
+    const got = [];
+    const want = [];
+    for (const name of names) {
+      const r = await s.call('POST', '/api/v1/chat', { body: { body: 'names', name } });
+      expect([200, 400], JSON.stringify(r.json)).toContain(r.status);
+      if (r.status === 400) expect(refused(r), name).toEqual(['body.name']);
+      got.push(`${JSON.stringify(name)}: server ${r.status === 200 ? 'takes' : 'refuses'}`);
+      want.push(`${JSON.stringify(name)}: server ${valid(name) ? 'takes' : 'refuses'}`);
+    }
+    expect(got).toEqual(want);
+    // Both outcomes are among the cases.
+    expect(new Set(want.map((w) => w.endsWith('takes'))).size).toBe(2);
+  });
+
   it('POST /api/v1/operator/disbursements: amount, address and hash, per asset', async () => {
     const schema = bodySchema('post', '/api/v1/operator/disbursements');
     const valid = ajv.compile(schema);

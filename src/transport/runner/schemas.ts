@@ -1,7 +1,7 @@
 // Shared zod building blocks for request validation and the OpenAPI document.
 import { z } from 'zod';
 import { PAGE_SIZE, tooLong } from '../../domain/limits.js';
-import { CONTROL_CLASS, cleanName, hasControl, isReservedName, RESERVED_NAMES } from '../../domain/names.js';
+import { CONTROL_CLASS, cleanName, hasControl, INVISIBLE_CLASS, isReservedName, RESERVED_NAMES } from '../../domain/names.js';
 import { parseMember } from '../../domain/tokens.js';
 
 /** Text with a character limit (src/domain/limits.ts), counted after trimming. One check with one
@@ -20,8 +20,17 @@ export const text = (max: number, min = 1) => {
  * white space: the published form of "not blank, no control characters". */
 export const visibleText = (control: string): string => `^[^${control}]*[^\\s${control}][^${control}]*$`;
 
-/** Each reserved name, any letter case, space around it: `not` this, published. */
-const RESERVED = `^\\s*(${[...RESERVED_NAMES].map((n) => [...n].map((c) => `[${c.toUpperCase()}${c}]`).join('')).join('|')})\\s*$`;
+/** Each reserved name, any letter case, space around it and invisible characters anywhere (they
+ * are stripped before the check): `not` this, published. */
+const INVISIBLE_RUN = `[${INVISIBLE_CLASS}]*`;
+const RESERVED = `^[\\s${INVISIBLE_CLASS}]*(${[...RESERVED_NAMES]
+  .map((n) => [...n].map((c) => `[${c.toUpperCase()}${c}]`).join(INVISIBLE_RUN))
+  .join('|')})[\\s${INVISIBLE_CLASS}]*$`;
+
+/** A name with a character that is not white space, not a control character and not invisible
+ * (stripped): what is left after cleaning is not empty. Unicode (`u`) pattern, as JSON Schema
+ * 2020-12 reads patterns. */
+const VISIBLE_NAME = `^[^${CONTROL_CLASS}]*[^\\s${CONTROL_CLASS}${INVISIBLE_CLASS}][^${CONTROL_CLASS}]*$`;
 
 export const displayName = (max: number) =>
   z
@@ -32,8 +41,9 @@ export const displayName = (max: number) =>
     .refine((s) => !hasControl(s), 'control characters are not allowed')
     .refine((s) => !isReservedName(s), 'this name is reserved')
     // The refines, published (DECISIONS.md "Contract exactness"): no control character, not
-    // blank, not a reserved name. (Invisible characters are stripped before the checks.)
-    .meta({ pattern: visibleText(CONTROL_CLASS), not: { pattern: RESERVED } })
+    // blank nor only invisible characters, not a reserved name (invisible characters are
+    // stripped before the checks, and the patterns allow them where the stripping does).
+    .meta({ pattern: VISIBLE_NAME, not: { pattern: RESERVED } })
     .describe(tooLong(max));
 
 /** The idempotency key a writing stream op or MCP tool call may carry (DECISIONS.md "Idempotent
