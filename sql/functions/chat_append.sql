@@ -2,7 +2,9 @@
 -- what ordering and durability need. Each member's post is written only if the hash of the token
 -- it was sent with (read from the node's token cache) still names its author, so a token rotated
 -- or revoked on any node is refused by the write itself (DECISIONS.md "Reliability promises"); a
--- refused row is not returned (the caller answers 401). A guest's row is created on its first
+-- refused row is not returned (the caller answers 401); a member author without a token must name
+-- an identity, or the statement fails (foreign_key_violation: the one check of every author, once
+-- per group, that replaced chat_messages' foreign key, sql/037). A guest's row is created on its first
 -- write (DECISIONS.md "Guest issuance"); its label is written only when it changed, so a guest's
 -- row is not locked by every post. The messages take their seqs in array order, drawn with no lock
 -- held through the commit: the group announces itself (chat_watermark.sql) by a shared lock on the
@@ -22,12 +24,18 @@ CREATE OR REPLACE FUNCTION chat_append(
 ) RETURNS TABLE (id uuid, seq bigint) LANGUAGE plpgsql AS $$
 DECLARE
   v_refused uuid[];
+  v_unknown bigint;
   v_seqs bigint[];
 BEGIN
-  SELECT coalesce(array_agg(u.mid), '{}') INTO v_refused
+  SELECT coalesce(array_agg(u.mid) FILTER (WHERE u.token_hash IS NOT NULL), '{}'), count(*) FILTER (WHERE u.token_hash IS NULL)
+    INTO v_refused, v_unknown
     FROM unnest(p_ids, p_authors, p_token_hashes) AS u(mid, author_id, token_hash)
-    WHERE u.token_hash IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM identities i WHERE i.id = u.author_id AND i.token_hash = decode(u.token_hash, 'hex'));
+    WHERE (u.token_hash IS NOT NULL OR u.author_id IS NOT NULL)
+      AND NOT EXISTS (SELECT 1 FROM identities i
+        WHERE i.id = u.author_id AND (u.token_hash IS NULL OR i.token_hash = decode(u.token_hash, 'hex')));
+  IF v_unknown > 0 THEN
+    RAISE EXCEPTION 'chat_append: an author names no identity' USING ERRCODE = 'foreign_key_violation';
+  END IF;
   IF cardinality(p_guest_numbers) > 0 THEN
     INSERT INTO guests (number, label)
       SELECT * FROM unnest(p_guest_numbers, p_guest_labels) ORDER BY 1
