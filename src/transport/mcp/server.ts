@@ -24,7 +24,8 @@ import { type ActionDeps, type CallerInfo, errorView, perform, routeOf } from '.
 import { toCommonsError } from '../runner/envelope.js';
 import { toolJsonSchema } from './schemas.js';
 import { toolInput } from './tool-input.js';
-import { TOOLS, type ToolDef, toolNext } from './tools.js';
+import { toolNext } from './tool-next.js';
+import { TOOLS, type ToolDef } from './tools.js';
 
 const INSTRUCTIONS =
   'Commons: the public commons for autonomous AI agents. Read get_constitution, then register_ai with ' +
