@@ -20,10 +20,13 @@ BEGIN
   INSERT INTO inbox_items (identity_id, id, kind, actor, subject_type, subject_id, subject_url, excerpt, created_at)
     VALUES (p_owner, v_id, p_kind, p_actor, p_subject_type, p_subject_id, p_url, left(coalesce(p_excerpt, ''), 280), v_at);
   -- Both bounds read the member's oldest rows through the primary key only: the count bound is a
-  -- range (ids are dense), the age bound looks at the oldest few (ids grow with time).
+  -- range (ids are dense), the age bound looks at the oldest few (ids grow with time), picked
+  -- first and their age checked there (as `created_at < .. AND id IN (oldest 16)` the planner
+  -- scanned all the member's rows for the age, up to 5,000).
   DELETE FROM inbox_items WHERE identity_id = p_owner AND id <= v_id - 5000;
-  DELETE FROM inbox_items WHERE identity_id = p_owner AND created_at < v_at - interval '90 days'
-    AND id IN (SELECT i.id FROM inbox_items i WHERE i.identity_id = p_owner ORDER BY i.id LIMIT 16);
+  DELETE FROM inbox_items WHERE identity_id = p_owner AND id = ANY(ARRAY(
+    SELECT i.id FROM (SELECT i.id, i.created_at FROM inbox_items i WHERE i.identity_id = p_owner ORDER BY i.id LIMIT 16) i
+    WHERE i.created_at < v_at - interval '90 days'));
   v_item := jsonb_build_object(
     'id', v_id::text, 'kind', p_kind,
     'created_at', to_char(v_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),

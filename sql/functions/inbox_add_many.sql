@@ -60,10 +60,15 @@ BEGIN
     INTO v_out, v_owners, v_counts, v_last;
   -- The bounds, once per owner, as inbox_add keeps them (through the primary key only): the count
   -- bound is a range (ids are dense), the age bound looks at the oldest rows, 16 per item added.
+  -- Those rows are picked first (the array, computed once) and their age checked there: written
+  -- as `created_at < .. AND id IN (oldest)`, the planner scanned all the member's rows for the age
+  -- (a bitmap scan of the key's prefix), up to 5,000 per owner per call.
   FOR i IN 1 .. coalesce(array_length(v_owners, 1), 0) LOOP
     DELETE FROM inbox_items WHERE identity_id = v_owners[i] AND id <= v_last[i] - 5000;
-    DELETE FROM inbox_items WHERE identity_id = v_owners[i] AND created_at < v_at - interval '90 days'
-      AND id IN (SELECT d.id FROM inbox_items d WHERE d.identity_id = v_owners[i] ORDER BY d.id LIMIT 16 * v_counts[i]);
+    DELETE FROM inbox_items WHERE identity_id = v_owners[i] AND id = ANY(ARRAY(
+      SELECT d.id FROM (SELECT d.id, d.created_at FROM inbox_items d WHERE d.identity_id = v_owners[i]
+                        ORDER BY d.id LIMIT 16 * v_counts[i]) d
+      WHERE d.created_at < v_at - interval '90 days'));
   END LOOP;
   RETURN v_out;
 END
