@@ -56,9 +56,9 @@ try {
     const t1 = cpuMs();
     await q.query;
     const t2 = cpuMs();
-    // The node reads back new tasks and claims only (src/domain/task-commit.ts: the other moves' rows
-    // are the ones decided); --read-back-all reads every row, as it did before.
-    if (readBackAll || phase === 'post' || phase === 'claim') await getTasks(c, ids.length > 0 ? ids : w.tasks.map((t) => t.id));
+    // The node reads back new tasks only (src/domain/task-commit.ts: the moves' rows are the ones
+    // decided); --read-back-all reads every row, as it did before.
+    if (readBackAll || phase === 'post') await getTasks(c, ids.length > 0 ? ids : w.tasks.map((t) => t.id));
     if (phase !== 'post' && phase !== 'claim') await submissionsQuery(c, ids);
     await c.unsafe('COMMIT');
     const t3 = cpuMs();
@@ -113,13 +113,14 @@ try {
     }
   }
   c.release();
-  const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)] as number;
+  const at = (a: number[], q: number) => [...a].sort((x, y) => x - y)[Math.floor(a.length * q)] as number;
+  const median = (a: number[]) => at(a, 0.5);
   console.log(
     `PostgreSQL CPU per group of ${G} (ms, median over ${Math.ceil(N / G)} groups)${files.length ? ` with ${files.join(', ')}` : ''}:`,
   );
   for (const [phase, m] of times) {
     console.log(
-      `  ${phase.padEnd(8)} task_moves_apply ${median(m.apply).toFixed(2)}   whole transaction ${median(m.group).toFixed(2)}   (wall ${median(m.wall).toFixed(2)})`,
+      `  ${phase.padEnd(8)} task_moves_apply ${median(m.apply).toFixed(2)}   whole transaction ${median(m.group).toFixed(2)} (lower quartile ${at(m.group, 0.25).toFixed(2)})   (wall ${median(m.wall).toFixed(2)})`,
     );
   }
 } finally {

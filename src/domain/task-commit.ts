@@ -23,7 +23,7 @@ import type { TaskAction, TaskDone, TaskWrite } from './task-writes.js';
 export const taskOf = (wr: TaskWrite): string => (wr.kind === 'post' ? wr.id : wr.taskId);
 
 /** A write decided: its moves, and the row it leaves when that row is known without reading it
- * back (null: a new task, or a claim, whose claimer's name the locked row does not hold). */
+ * back (null: a new task, whose seq and poster's name the database gives). */
 interface Planned {
   moves: PlannedMove[];
   row: TaskRow | null;
@@ -67,7 +67,10 @@ function planWrite(ctx: Ctx, w: TaskWrites, wr: TaskWrite, locked: Map<string, T
   });
   // The row as the moves leave it (src/domain/task-moves.ts `patched`: the columns written, the
   // version, due_at as the table derives it; the names read with the lock, in this transaction).
-  return { moves: [...settled.moves, moved.move], row: wr.action === 'CLAIM' ? null : moved.task };
+  // A claim's claimer is the writer, whose name the node holds: a member's name never changes
+  // (no statement updates identities.name), so the row is not read back for it.
+  const task = wr.action === 'CLAIM' ? { ...moved.task, claimer_name: wr.member.name } : moved.task;
+  return { moves: [...settled.moves, moved.move], row: task };
 }
 
 /** How a commit of task writes reaches the database: the moves' rows locked, then the writes
@@ -107,8 +110,8 @@ const pipelined = (tx: PipelinedTx): TaskTx => ({
 /**
  * Commits task writes together: one transaction, the tasks locked in one statement (id order),
  * each write decided in the node (the machine, the authorization, due deadlines) and all their
- * rows written by one statement (sql/functions/task_moves_apply.sql), the new tasks and claims read
- * back for the answers in the same round trip (the other moves' rows are the ones decided). A refused write (4xx) is left out and answered with its
+ * rows written by one statement (sql/functions/task_moves_apply.sql), the new tasks read back for
+ * the answers in the same round trip (the moves' rows are the ones decided). A refused write (4xx) is left out and answered with its
  * refusal; a failure of the database's (an overdraft) fails the whole call, and the group commit
  * retries its writes one by one. Two writes on one task go in turns within the transaction, in
  * submission order, the later deciding from the row the earlier left (one of two claims wins).
@@ -171,7 +174,7 @@ async function decideAndWrite(ctx: Ctx, batch: TaskWrite[], tx: TaskTx): Promise
       const idOf = (p: { i: number }) => taskOf(batch[p.i] as TaskWrite);
       // A task open or claimed has no submissions (nothing moves back to those states).
       const withSubs = planned.filter((p) => p.moves.some((m) => m.to !== 'open' && m.to !== 'claimed')).map(idOf);
-      // Only the rows not known from the decision are read back (new tasks, claims).
+      // Only the rows not known from the decision are read back (new tasks).
       const unknown = planned.filter((p) => p.row === null).map(idOf);
       const [out, rows, subs] = await behind(checked, tx.write(w, unknown, withSubs, later.length === 0));
       checked = null;

@@ -26,9 +26,16 @@ interface Counted {
   writes: number;
 }
 const group = () => s.app.ctx.services.taskWrites as unknown as Counted;
-// The use cases read only the member's id.
+// The use cases read the member's id, and a claim its name (the claim is answered with it).
+const names = new Map<number, string>();
 /** The member as a task write takes it (no token: not from the cache). */
-const row = (m: Member, tokenHash?: Buffer) => ({ member: { id: m.id } as IdentityRow, tokenHash });
+const row = (m: Member, tokenHash?: Buffer) => ({ member: { id: m.id, name: names.get(m.id) } as IdentityRow, tokenHash });
+const named = async (ms: Member[]) => {
+  const got = await s.app.ctx.sql<
+    { id: number; name: string }[]
+  >`SELECT id::int AS id, name FROM identities WHERE id = ANY(${ms.map((m) => m.id)})`;
+  for (const r of got) names.set(r.id, r.name);
+};
 const settle = <T>(p: Promise<T>) =>
   p.then(
     (value) => ({ ok: true as const, value }),
@@ -40,6 +47,7 @@ describe('grouped task writes', () => {
     const poster = await member(s, 'Group Poster');
     const solvers = await Promise.all(Array.from({ length: 4 }, (_, i) => member(s, `Group Solver ${i}`)));
     const ids = await Promise.all(Array.from({ length: 6 }, () => post(s, poster, 2)));
+    await named([poster, ...solvers]);
     const before = { ...group() };
     // All submitted in one turn: the first starts a commit at once, the others queue behind it
     // and go together in the next.
@@ -65,6 +73,10 @@ describe('grouped task writes', () => {
       expect(view.id).toBe(ids[i]);
       expect(view.state).toBe('claimed');
       expect(view.claimer?.registration_number).toBe((solvers[i] as Member).number);
+      // Answered from the row decided (not read back): the claimer as a read shows it.
+      const read = await s.call('GET', `/api/v1/habitat/tasks/${ids[i]}`, { token: poster.token });
+      expect(view.claimer).toEqual(read.json.data.claimer);
+      expect(view.claimer?.name).toBe(`Group Solver ${i}`);
     }
     expect(got[4]).toEqual({ ok: false, code: 'INVALID_STATE' });
     expect(got[5]).toEqual({ ok: false, code: 'FORBIDDEN' });
