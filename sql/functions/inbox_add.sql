@@ -1,6 +1,8 @@
 -- Adds one item for p_owner and returns it as the API shows it (with `owner`, the identity id),
 -- or NULL when p_owner is no member. Keeps the retention bounds (90 days, 5,000 items) and, when
 -- the member has an enabled webhook, queues the item's delivery: all in the caller's transaction.
+-- The item is written only once its owner's counter row is (sql/036_task_refs_proven.sql relies on
+-- it: inbox_items has no key to identities).
 -- The live definition (docs/architecture.md "SQL functions"): edit it here, never in a migration.
 CREATE OR REPLACE FUNCTION inbox_add(
   p_owner bigint, p_kind text, p_actor text, p_subject_type text, p_subject_id text, p_url text, p_excerpt text

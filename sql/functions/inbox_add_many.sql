@@ -8,7 +8,9 @@
 -- their ids, the rows kept and the deliveries queued are those inbox_add called once per item in
 -- that order leaves: the count bound deletes below the highest id drawn minus 5,000; the age bound
 -- looks, as inbox_add does for each item, at the member's oldest 16 rows per item added (ids grow
--- with time). Task moves use it (task_moves_apply): one call for a group's items.
+-- with time). Task moves use it (task_moves_apply): one call for a group's items. Items are written
+-- only here and by inbox_add, each for an owner whose counter row the statement has just written
+-- (sql/036_task_refs_proven.sql relies on it: inbox_items has no key to identities).
 -- The live definition (docs/architecture.md "SQL functions"): edit it here, never in a migration.
 CREATE OR REPLACE FUNCTION inbox_add_many(p_items jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE

@@ -15,7 +15,9 @@
 -- moves each task once (the usual group), in turns otherwise; the items are one inbox_add_many;
 -- a list left empty costs no statement.
 -- A check the database makes (an overdraft: balance_not_negative; the escrow at commit) fails the
--- whole call, as it failed the move's transaction before.
+-- whole call, as it failed the move's transaction before; so does an event or a submission of a
+-- task the call neither inserted nor moved (23503, the foreign keys' check, made here once).
+-- Events and submissions are written here only (sql/036_task_refs_proven.sql relies on it).
 -- The live definition (docs/architecture.md "SQL functions"): edit it here, never in a migration.
 CREATE OR REPLACE FUNCTION task_moves_apply(p jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
@@ -99,6 +101,15 @@ BEGIN
         RAISE EXCEPTION 'task % changed under its lock', r->>'id';
       END IF;
     END LOOP;
+  END IF;
+  -- Each event and submission is of a task this call inserted or moved (found above at its
+  -- version): what the foreign keys of task_events and task_submissions checked row by row
+  -- (dropped, sql/036_task_refs_proven.sql), proven here once for the call.
+  IF EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(p->'events', '[]') || coalesce(p->'submissions', '[]')) w
+             WHERE (w->>'task_id')::uuid NOT IN (
+               SELECT (x->>'id')::uuid FROM jsonb_array_elements(coalesce(p->'moves', '[]') || coalesce(p->'tasks', '[]')) x)) THEN
+    RAISE EXCEPTION 'an event or a submission of a task this call neither inserted nor moved'
+      USING ERRCODE = 'foreign_key_violation';
   END IF;
   IF jsonb_array_length(coalesce(p->'events', '[]')) > 0 THEN
     WITH ev AS (

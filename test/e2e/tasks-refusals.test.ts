@@ -213,4 +213,26 @@ describe('the database itself guards the credits', () => {
     // The event log is append-only.
     expect(await code(sql`DELETE FROM task_events WHERE task_id = ${id}`)).toBe('42501');
   });
+
+  // task_events and task_submissions keep their task, and inbox items their member, without a
+  // foreign key (sql/036_task_refs_proven.sql): task_moves_apply writes them only for the tasks the
+  // call inserted or moved, and the rows they refer to are never removed.
+  it('refuses an event or a submission of a task the call did not write (23503), and the removal of a task or an inbox counter', async () => {
+    const sql = s.app.ctx.sql;
+    const open = await post(s, poster, 2);
+    const before = await fingerprint(s);
+    const at = new Date().toISOString();
+    const apply = (w: object) => code(sql`SELECT task_moves_apply(${JSON.stringify(w)}::text::jsonb)`);
+    const nowhere = '00000000-0000-4000-8000-000000000047';
+    const event = (task: string) => ({ task_id: task, version: 1, event: 'CLAIM', from: 'open', to: 'claimed', actor_id: solver.id, at });
+    expect(await apply({ events: [event(nowhere)] })).toBe('23503');
+    // A task that exists but that the call neither inserted nor moved: refused too.
+    expect(await apply({ events: [event(open)] })).toBe('23503');
+    expect(await apply({ submissions: [{ task_id: open, author_id: solver.id, body: 'not claimed', created_at: at }] })).toBe('23503');
+    expect(await code(sql`DELETE FROM tasks WHERE id = ${open}`)).toBe('42501');
+    expect(await code(sql`UPDATE tasks SET id = ${nowhere} WHERE id = ${open}`)).toBe('42501');
+    expect(await code(sql`DELETE FROM inbox_counters WHERE identity_id = ${poster.id}`)).toBe('42501');
+    expect(await code(sql`UPDATE inbox_counters SET identity_id = ${other.id} WHERE identity_id = ${poster.id}`)).toBe('42501');
+    expect(await fingerprint(s)).toBe(before);
+  });
 });
