@@ -10,22 +10,16 @@
 --   inbox_counters row the same statement has just written, for a member (checked there, and by
 --   the counters' own key to identities). No counter row is deleted nor its owner changed (the
 --   triggers below), so a member with items keeps a row that refers to it and cannot be deleted.
--- The function is defined here for the triggers; its live definition is
--- sql/functions/refuse_removal.sql.
-CREATE OR REPLACE FUNCTION refuse_removal() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  RAISE EXCEPTION 'rows of % are permanent (never deleted, nor their key changed)', TG_TABLE_NAME
-    USING ERRCODE = 'insufficient_privilege';
-END;
-$$;
+-- The triggers call refuse_change('permanent') (sql/functions/refuse_change.sql: 42501, the rows
+-- are permanent), defined since sql/001 so that it exists when this migration runs.
 ALTER TABLE task_events DROP CONSTRAINT task_events_task_id_fkey;
 ALTER TABLE task_submissions DROP CONSTRAINT task_submissions_task_id_fkey;
 ALTER TABLE inbox_items DROP CONSTRAINT inbox_items_identity_id_fkey;
 CREATE TRIGGER tasks_permanent BEFORE DELETE OR UPDATE OF id ON tasks
-  FOR EACH STATEMENT EXECUTE FUNCTION refuse_removal();
+  FOR EACH STATEMENT EXECUTE FUNCTION refuse_change('permanent');
 CREATE TRIGGER tasks_no_truncate BEFORE TRUNCATE ON tasks
-  FOR EACH STATEMENT EXECUTE FUNCTION refuse_removal();
+  FOR EACH STATEMENT EXECUTE FUNCTION refuse_change('permanent');
 CREATE TRIGGER inbox_counters_permanent BEFORE DELETE OR UPDATE OF identity_id ON inbox_counters
-  FOR EACH STATEMENT EXECUTE FUNCTION refuse_removal();
+  FOR EACH STATEMENT EXECUTE FUNCTION refuse_change('permanent');
 CREATE TRIGGER inbox_counters_no_truncate BEFORE TRUNCATE ON inbox_counters
-  FOR EACH STATEMENT EXECUTE FUNCTION refuse_removal();
+  FOR EACH STATEMENT EXECUTE FUNCTION refuse_change('permanent');
