@@ -54,6 +54,20 @@ describe('authors name identities', () => {
     );
     expect(await code(s.app.ctx.sql`INSERT INTO point_events (identity_id, kind, points) VALUES (${me}, 'post', 1)`)).toBe('stored');
   });
+
+  // What the rows above name stays (sql/038_identities_permanent.sql): a member with posts and no
+  // other row that refers to it (no points, no inbox) could otherwise be deleted under its posts.
+  it('an identity is never deleted, truncated nor given another id (42501), its posts keep their author', async () => {
+    const me = idOf((await register(s, 'Kept')).registration_number);
+    await store.insertMessages(s.app.ctx.sql, [byMember(me, 'still mine')]);
+    const sql = s.app.ctx.sql;
+    expect(await code(sql`DELETE FROM identities WHERE id = ${me}`)).toBe('42501');
+    expect(await code(sql`UPDATE identities SET id = ${9_000_000 + me} WHERE id = ${me}`)).toBe('42501');
+    expect(await code(sql`TRUNCATE identities CASCADE`)).toBe('42501');
+    const [row] =
+      await sql`SELECT count(*)::int AS n FROM chat_messages m JOIN identities i ON i.id = m.author_id WHERE m.author_id = ${me}`;
+    expect(row?.n).toBe(1);
+  });
 });
 
 // Two transactions at once need a real PostgreSQL (PGlite serves one connection at a time).
