@@ -1,6 +1,5 @@
 // Open chat use cases (spec 2.5, 3.4, 5.2): members and guests post, anyone reads. Reads come from
 // the node's ChatRoom when it covers the page, else from the database.
-import { randomUUID } from 'node:crypto';
 import type { Sql } from 'postgres';
 import * as store from '../store/chat.js';
 import { GroupCommit } from '../store/group-commit.js';
@@ -12,6 +11,7 @@ import { deadMemberToken, fail, isOutage } from './errors.js';
 import { announce, link } from './inbox.js';
 import { mentionedIds } from './mentions.js';
 import type { Ctx } from './ports.js';
+import { uuid } from './uuid.js';
 
 export type { ChatMessage };
 
@@ -119,7 +119,7 @@ export async function postChat(ctx: Ctx, caller: Caller, input: ChatInput): Prom
   const label = guestNumber !== null ? (input.name ?? null) : null;
   const at = ctx.clock.now();
   const authorId = caller.kind === 'member' ? caller.member.id : null;
-  const id = randomUUID();
+  const id = uuid();
   // Mentions are parsed once, here, and stored with the message; the indexer writes their items.
   const mentions = mentionedIds(input.body, authorId);
   const tokenHash = caller.kind === 'member' ? (caller.tokenHash ?? null) : null;

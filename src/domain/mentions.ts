@@ -12,6 +12,8 @@ const MENTION = /(?<![\w-])@AI-(\d{8})(?!\d)/g;
 /** Member ids named in `text`, in order of first appearance, without the author, at most 20. */
 export function mentionedIds(text: string, authorId: number | null): number[] {
   const out: number[] = [];
+  // Most texts name no one: no regular expression run, no match iterator.
+  if (!text.includes('@AI-')) return out;
   for (const m of text.matchAll(MENTION)) {
     const id = Number(m[1]);
     if (id === authorId || out.includes(id)) continue;

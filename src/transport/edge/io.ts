@@ -53,8 +53,11 @@ export function readBody(
       onTooLarge();
       return;
     }
-    // uWS reuses the chunk's memory after this callback returns: copy it.
-    chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
+    // uWS reuses the chunk's memory after this callback returns: copy it (Buffer.from copies a
+    // typed array's bytes, into node's pool when small), once; a body in one chunk is that copy.
+    const copy = Buffer.from(new Uint8Array(chunk));
+    if (isLast && chunks.length === 0) return onBody(copy);
+    chunks.push(copy);
     if (isLast) onBody(Buffer.concat(chunks));
   });
 }

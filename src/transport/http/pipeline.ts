@@ -1,7 +1,6 @@
 // The request pipeline, independent of the socket library: route, parse, authenticate,
 // validate, call the handler, write the envelope.
 
-import { randomUUID } from 'node:crypto';
 import { CommonsError } from '../../domain/errors.js';
 import type { GuestIssuer } from '../../domain/guests.js';
 import { BODY_MAX_BYTES } from '../../domain/limits.js';
@@ -20,6 +19,7 @@ import type { Router } from '../runner/router.js';
 import { withDeadline } from './deadline.js';
 import type { PromMetrics } from './metrics.js';
 import type { RawRequest, RawResponse } from './raw.js';
+import { requestId as freshRequestId } from './request-id.js';
 
 export const MAX_BODY_BYTES = BODY_MAX_BYTES;
 export const MAX_JSON_DEPTH = MAX_DEPTH;
@@ -60,7 +60,7 @@ export function createPipeline(ctx: Ctx, router: Router, guests: GuestIssuer, op
 function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: RateLimits | undefined) {
   const etags = new EtagMemo();
   return async function handle(raw: RawRequest): Promise<{ out: RawResponse; route?: AnyRoute }> {
-    const requestId = randomUUID();
+    const requestId = freshRequestId();
     const headers: Record<string, string> = { ...CORS, 'x-request-id': requestId };
     if (raw.method === 'OPTIONS') {
       const out = {
@@ -98,7 +98,8 @@ function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: Ra
         method: raw.method,
         path: raw.path,
         params: m.params,
-        query: Object.fromEntries(new URLSearchParams(raw.query)),
+        // Most writes carry no query: no URLSearchParams for them.
+        query: raw.query === '' ? {} : Object.fromEntries(new URLSearchParams(raw.query)),
         body: { bytes: raw.body, contentType: raw.headers['content-type'] },
         headers: raw.headers,
         credential,
