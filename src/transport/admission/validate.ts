@@ -64,17 +64,19 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 const textProblem = (s: string): string | null => (s.includes('\u0000') ? NUL : LONE_SURROGATE.test(s) ? SURROGATE : null);
 
 /** The path of the first string or key holding U+0000 or a lone surrogate, or null (bodies are at
- * most 32 deep). */
+ * most 32 deep). `path` is the walk's own stack, copied only for a finding: every request's params,
+ * query and body pass here, and a path array per key was most of what the check allocated. */
 function badTextAt(v: unknown, path: string[]): { path: string[]; message: string } | null {
   if (typeof v === 'string') {
     const message = textProblem(v);
-    return message ? { path, message } : null;
+    return message ? { path: [...path], message } : null;
   }
   if (v === null || typeof v !== 'object' || path.length > 34) return null;
-  for (const [k, x] of Object.entries(v)) {
+  for (const k of Object.keys(v)) {
+    path.push(k);
     const message = textProblem(k);
-    if (message) return { path: [...path, k], message };
-    const found = badTextAt(x, [...path, k]);
+    const found = message ? { path: [...path], message } : badTextAt((v as Record<string, unknown>)[k], path);
+    path.pop();
     if (found) return found;
   }
   return null;
