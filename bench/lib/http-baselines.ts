@@ -83,7 +83,7 @@ function readAsProject(res: PeerSource, req: { forEach(cb: (k: string, v: string
 
 async function uwsContractLean(): Promise<void> {
   const { uWS } = await import('../../src/transport/uws-build.js');
-  const { requestIdInto, REQUEST_ID_CHARS } = await import('../../src/transport/http/request-id.js');
+  const { uuidInto: requestIdInto, UUID_CHARS: REQUEST_ID_CHARS } = await import('../../src/domain/uuid.js');
   const body = readFileSync(process.env.BENCH_BODY_FILE as string);
   const pairs = JSON.parse(readFileSync(process.env.BENCH_HEADERS_FILE as string, 'utf8')) as [string, string][];
   const head = Buffer.from(['200 OK', ...pairs.map(([k, v]) => `${k}: ${v}`)].join('\r\n'), 'latin1');

@@ -3,8 +3,8 @@
 // headers the general pipeline writes, and nothing may split one header into two.
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
+import { UUID_CHARS as REQUEST_ID_CHARS, uuidInto as requestIdInto } from '../../src/domain/uuid.js';
 import { preformatted } from '../../src/transport/edge/head.js';
-import { REQUEST_ID_CHARS, requestIdInto } from '../../src/transport/http/request-id.js';
 
 it('lays out a status and headers as uWS writes them after HTTP/1.1, one line each', () => {
   const b = preformatted('200 OK', ['etag', '"x"', 'cache-control', 'no-cache']);

@@ -24,6 +24,7 @@ import type { GuestIssuer, ProvisionalBase } from '../../domain/guests.js';
 import type { Ctx } from '../../domain/ports.js';
 import { memberForReadNow, type TokenDigest } from '../../domain/token-cache.js';
 import { READ_NONCE_CHARS } from '../../domain/tokens.js';
+import { UUID_CHARS, uuidInto } from '../../domain/uuid.js';
 import { clientAddress } from '../admission/client-ip.js';
 import { type Credential, credentialOf, guestClaims, NO_CREDENTIAL } from '../admission/credential.js';
 import { classify } from '../admission/limits/policies.js';
@@ -36,7 +37,6 @@ import type { AnyRoute } from '../runner/route.js';
 import type { Router } from '../runner/router.js';
 import type { PromMetrics } from './metrics.js';
 import { CORS, guestHeaders } from './pipeline.js';
-import { REQUEST_ID_CHARS, requestIdInto } from './request-id.js';
 
 /** A page's answer: 200 with its bytes stamped now, or 304, as preformatted headers (the general
  * pipeline's headers for the same read: test/e2e/fast-read.test.ts compares them). Written at once
@@ -198,7 +198,7 @@ export function createFastRead(
       }
       const all = whole(head, own);
       // This answer's request id and, for a guest's token, its nonce, written in place.
-      requestIdInto(all, all.length - own.length);
+      uuidInto(all, all.length - own.length);
       if (own !== ID_ONLY) readNonceInto(all, all.length - READ_NONCE_CHARS);
       out.head = all;
       out.rateLimit = rateLimit;
@@ -249,7 +249,7 @@ function whole(head: Buffer, own: Buffer): Buffer {
 }
 
 /** The own headers of an answer without a guest to announce: the request id alone. */
-const ID_ONLY = Buffer.alloc(REQUEST_ID_CHARS);
+const ID_ONLY = Buffer.alloc(UUID_CHARS);
 
 // The own headers of an anonymous read, per provisional base (one a window per address): the
 // request id, then the guest's number and token (`pipeline.ts` guestHeaders) with room for the
@@ -263,7 +263,7 @@ function announcing(base: ProvisionalBase): Buffer {
   let b = announced.get(base);
   if (!b) {
     const placeholder = { number: base.number, token: base.base + 'A'.repeat(READ_NONCE_CHARS) };
-    b = preformatted('0'.repeat(REQUEST_ID_CHARS), guestHeaders(placeholder));
+    b = preformatted('0'.repeat(UUID_CHARS), guestHeaders(placeholder));
     announced.set(base, b);
   }
   lastBase = base;

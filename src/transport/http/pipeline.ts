@@ -6,6 +6,7 @@ import type { GuestIssuer } from '../../domain/guests.js';
 import { BODY_MAX_BYTES } from '../../domain/limits.js';
 import { countDbError } from '../../domain/metrics.js';
 import type { Ctx } from '../../domain/ports.js';
+import { uuid } from '../../domain/uuid.js';
 import { clientAddress } from '../admission/client-ip.js';
 import { credentialOf } from '../admission/credential.js';
 import { MAX_DEPTH } from '../admission/decode.js';
@@ -19,7 +20,6 @@ import type { Router } from '../runner/router.js';
 import { withDeadline } from './deadline.js';
 import type { PromMetrics } from './metrics.js';
 import type { RawRequest, RawResponse } from './raw.js';
-import { requestId as freshRequestId } from './request-id.js';
 
 export const MAX_BODY_BYTES = BODY_MAX_BYTES;
 export const MAX_JSON_DEPTH = MAX_DEPTH;
@@ -60,7 +60,7 @@ export function createPipeline(ctx: Ctx, router: Router, guests: GuestIssuer, op
 function createHandler(ctx: Ctx, router: Router, guests: GuestIssuer, limits: RateLimits | undefined) {
   const etags = new EtagMemo();
   return async function handle(raw: RawRequest): Promise<{ out: RawResponse; route?: AnyRoute }> {
-    const requestId = freshRequestId();
+    const requestId = uuid();
     const headers: Record<string, string> = { ...CORS, 'x-request-id': requestId };
     if (raw.method === 'OPTIONS') {
       const out = {
