@@ -22,10 +22,8 @@
 // server per backend for the whole matrix (limits on, each case from its own address).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { memberForRead } from '../../src/domain/token-cache.js';
-import { hashToken } from '../../src/domain/tokens.js';
 import { signIn } from '../helpers/console.js';
-import { changedTables, type Fingerprint, fingerprinter, settled } from '../helpers/db.js';
+import { changedTables, type Fingerprint, fingerprinter, settled, staleUnderNode } from '../helpers/db.js';
 import { flatArgs, nested, type Outcome, type Send, send, withMark, withProto } from '../helpers/door-send.js';
 import { classOf, consoleSignIn, doorTargets, pathOf, sample, type Target } from '../helpers/doors.js';
 import { OPERATOR_TOKEN, operatorEnv } from '../helpers/operator.js';
@@ -168,16 +166,6 @@ function casesOf(t: Target): CaseName[] {
 const takesMember = (t: Target): boolean =>
   t.door !== 'console' && t.route.auth !== 'operator' && t.route.issuesGuest !== false && classOf(t.route) !== 'recover';
 
-/** A member token taken into the node's token cache (as a read takes it), then changed in the
- * database only, as a rotation on another node whose bus message has not come. The caller stops the
- * clock (Date) around it, so the entry is still fresh when the request comes, whatever the machine's
- * speed. */
-async function staleUnderNode(token: string): Promise<void> {
-  const hash = hashToken(token);
-  await memberForRead(s.app.ctx, { digest: hash.toString('base64'), hash });
-  await s.app.ctx.sql`UPDATE identities SET token_hash = ${hashToken(`${token}-changed`)} WHERE token_hash = ${hash}`;
-}
-
 /** A second schema-valid request that differs from the first (another seed), or null when the
  * operation takes nothing that can differ. */
 function another(t: Target, first: { params: Record<string, string>; body: Json | undefined }) {
@@ -282,7 +270,7 @@ async function runTarget(t: Target): Promise<{ got: string[]; want: string[] }> 
         vi.useFakeTimers({ toFake: ['Date'] });
         try {
           const first = c === 'repeat_stale' ? (await send(s, t, req({ key, address: at, token: who }))).code : null;
-          await staleUnderNode(who);
+          await staleUnderNode(s, who);
           const r = await observe(c, () => send(s, t, req({ token: who, address: at, ...(first ? { key } : {}) })));
           add(r, e, first && r.code !== e ? `${r.code} after ${first}` : r.code);
         } finally {

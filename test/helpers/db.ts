@@ -2,6 +2,8 @@
 // check that a refusal wrote nothing) and the numeric identity id inside a registration number.
 import type { Residents } from '../../src/actors/residents.js';
 import { presenceOf } from '../../src/domain/presence.js';
+import { memberForRead } from '../../src/domain/token-cache.js';
+import { hashToken } from '../../src/domain/tokens.js';
 import type { TestServer } from './server.js';
 import { waitFor } from './wait.js';
 
@@ -83,4 +85,14 @@ export async function lockWaiter(s: TestServer, query: string, what: string): Pr
     10_000,
     what,
   );
+}
+
+/** A member token taken into the node's token cache (as a read takes it), then changed in the
+ * database only, as a rotation on another node whose bus message has not come. The caller stops the
+ * clock (Date) around it, so the entry is still fresh when the request comes, whatever the machine's
+ * speed. */
+export async function staleUnderNode(s: TestServer, token: string): Promise<void> {
+  const hash = hashToken(token);
+  await memberForRead(s.app.ctx, { digest: hash.toString('base64'), hash });
+  await s.app.ctx.sql`UPDATE identities SET token_hash = ${hashToken(`${token}-changed`)} WHERE token_hash = ${hash}`;
 }
